@@ -1,0 +1,94 @@
+"""Source text and spans: a Span(file, line, col, end_line, end_col) and the caret excerpt."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Span:
+    """A region of a source file; lines and columns count from 1, end_col is exclusive."""
+
+    file: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+    def to_json(self) -> dict:
+        return {"file": self.file, "line": self.line, "col": self.col,
+                "end_line": self.end_line, "end_col": self.end_col}
+
+
+NO_SPAN = Span("<builtin>", 0, 0, 0, 0)
+
+
+class SourceFile:
+    """The text of one file, kept so that diagnostics can quote its lines."""
+
+    def __init__(self, path: str, text: str):
+        self.path = path
+        self.text = text
+        self.lines = text.split("\n")
+
+    def line(self, n: int) -> str:
+        return self.lines[n - 1] if 1 <= n <= len(self.lines) else ""
+
+    def span_at(self, offset: int, length: int = 1) -> Span:
+        """The span of `length` characters starting at character `offset`."""
+        line = self.text.count("\n", 0, offset) + 1
+        start = self.text.rfind("\n", 0, offset) + 1
+        col = offset - start + 1
+        return Span(self.path, line, col, line, col + max(length, 1))
+
+
+_REGISTRY: dict[str, SourceFile] = {}
+
+
+def register(source: SourceFile) -> None:
+    """Remember a file's text so excerpt() can quote it later."""
+    _REGISTRY[source.path] = source
+
+
+def lookup(path: str) -> SourceFile | None:
+    return _REGISTRY.get(path)
+
+
+def snippet(span: Span | None, limit: int = 80) -> str:
+    """The source text a span covers (its first line), shortened to `limit` characters."""
+    if span is None:
+        return ""
+    source = lookup(span.file)
+    if source is None:
+        return ""
+    line = source.line(span.line)
+    end = span.end_col - 1 if span.end_line == span.line else len(line)
+    text = " ".join(line[span.col - 1:end].split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def excerpt(span: Span, max_width: int = 160) -> list[str]:
+    """The numbered source line of `span` and a caret line under it, e.g.
+
+    ``   42 |   move c from hnad[p] to table[p]`` and ``      |               ^^^^``.
+    Returns [] when the file's text is unknown.
+    """
+    source = lookup(span.file)
+    if source is None or span.line < 1:
+        return []
+    text = source.line(span.line).replace("\t", " ")
+    start = max(span.col - 1, 0)
+    end = span.end_col - 1 if span.end_line == span.line else len(text)
+    end = max(end, start + 1)
+    if len(text) > max_width:  # keep the caret in view on very long lines
+        lo = max(0, min(start - max_width // 2, len(text) - max_width))
+        text = ("…" if lo else "") + text[lo:lo + max_width] + ("…" if lo + max_width < len(text) else "")
+        shift = lo - (1 if lo else 0)
+        start, end = start - shift, min(end - shift, len(text))
+    width = len(str(span.line))
+    gutter = " " * width
+    carets = "^" * max(1, min(end, len(text) + 1) - start)
+    return [f" {span.line} | {text}", f" {gutter} | {' ' * start}{carets}"]
