@@ -1,0 +1,224 @@
+"""The reference semantics: ir.Spec + player count -> Program; Program + seed -> Game.
+
+A Game holds one play's state. legal_moves() lists every enabled action instance; step(move)
+applies one and checks every invariant, ranking and bound after it. Randomness is seeded and
+split in streams: `params` draws the unknown parameters, `chance` shuffles; a random player
+uses a stream of its own, so replaying the same moves with the same seed gives the same game.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from .. import ir
+from ..types import (BagT, BoolT, Domains, EnumT, IntT, MapT, OptT, OrderT, PileT, PlayerT, RecordT, SetT, Type,
+                     format_value)
+from .pycode import PyGen
+from .runtime import Fault, Gap
+
+Move = tuple  # (action index, args tuple)
+
+
+class ParamError(Exception):
+    """A parameter could not be drawn or set (its condition is unsatisfiable or the value does not fit)."""
+
+
+@dataclass
+class Violation:
+    prop: ir.Property
+    message: str
+
+
+@dataclass
+class Program:
+    """A spec compiled for one player count."""
+
+    spec: ir.Spec
+    players: int
+    ns: dict = field(init=False, repr=False)
+    spans: list = field(init=False, repr=False)
+
+    def __post_init__(self):
+        if not self.spec.min_players <= self.players <= self.spec.max_players:
+            raise ValueError(f"{self.spec.game} is for {self.spec.min_players} to {self.spec.max_players} players")
+        gen = PyGen(self.spec, self.players)
+        self.ns = gen.build()
+        self.gen = gen
+        self.spans = gen.spans
+        self.domains = gen.dom
+        ns = self.ns
+        acts = self.spec.actions
+        self.action_index = {a.name: i for i, a in enumerate(acts)}
+        self.guards = [ns[f"guard_{i}"] for i in range(len(acts))]
+        self.applies = [ns[f"apply_{i}"] for i in range(len(acts))]
+        self.enumerators = [ns[f"moves_{i}"] for i in range(len(acts))]
+        self.choosers = [ns.get(f"by_{i}") for i in range(len(acts))]
+        props = list(enumerate(self.spec.properties))
+        self.invariants = [(p, ns[f"prop_{i}"]) for i, p in props if p.kind == "invariant"]
+        self.reachables = [(p, ns[f"prop_{i}"]) for i, p in props if p.kind == "reachable"]
+        self.rankings = [(p, ns[f"while_{i}"], ns[f"rank_{i}"]) for i, p in props if p.kind == "terminates"]
+        self.bounds = [(p, ns[f"trigger_{i}"], self.action_index[p.action]) for i, p in props if p.kind == "bound"]
+        self.ends = [(e, ns[f"end_{i}"]) for i, e in enumerate(self.spec.ends)]
+        self.stats = [(s, ns[f"stat_{i}"]) for i, s in enumerate(self.spec.stats)]
+        self._defaults = [self.gen.default(v.type) for v in self.spec.state]
+
+    def new_state(self) -> list:
+        from .runtime import copy
+        return [copy(v) for v in self._defaults]
+
+    # ---- parameters --------------------------------------------------------------------
+    def draw_params(self, rng: random.Random, fixed=None) -> list:
+        """Draw every parameter at random (those in `fixed` by name are given), then test `where`."""
+        fixed = fixed or {}
+        params = self.spec.params
+        P = [None] * (len(params) + len(self.spec.consts))
+        for attempt in range(10000):
+            for i, p in enumerate(params):
+                P[i] = fixed[p.name] if p.name in fixed else self.random_value(p.type, rng)
+            if all(self.ns[f"pwhere_{i}"](P) for i, p in enumerate(params) if p.where is not None):
+                return P
+            if all(p.name in fixed for p in params if p.where is not None):
+                break
+        bad = [p.name for i, p in enumerate(params) if p.where is not None and not self.ns[f"pwhere_{i}"](P)]
+        raise ParamError(f"no value of parameter {', '.join(bad)} satisfies its `where` condition")
+
+    def random_value(self, t: Type, rng: random.Random):
+        if isinstance(t, MapT):
+            return [self.random_value(t.value, rng) for _ in range(self.domains.size(t.key))]
+        if isinstance(t, OrderT):
+            values = self.domains.values(t.elem)
+            rng.shuffle(values)
+            return tuple(values)
+        if isinstance(t, SetT):
+            return frozenset(v for v in self.domains.values(t.elem) if rng.random() < 0.5)
+        if isinstance(t, IntT):
+            return rng.randint(t.lo, t.hi)
+        return rng.choice(self.domains.values(t))
+
+    def start(self, seed, params: list | None = None, fixed_params: dict | None = None) -> "Game":
+        """A new game from `seed` (any string or number); params are drawn unless given."""
+        return Game(self, str(seed), params, fixed_params)
+
+    # ---- presentation ------------------------------------------------------------------
+    def format(self, t: Type, value) -> str:
+        return format_value(t, value, self.domains)
+
+    def move_label(self, move: Move) -> str:
+        a = self.spec.actions[move[0]]
+        return f"{a.name}(" + ", ".join(self.format(t, v) for (_n, t), v in zip(a.params, move[1])) + ")"
+
+    def span(self, span_id: int):
+        return self.spans[span_id] if 0 <= span_id < len(self.spans) else None
+
+
+class Game:
+    """One play of a Program from a seed."""
+
+    def __init__(self, program: Program, seed: str, params: list | None, fixed_params: dict | None):
+        self.program = program
+        self.seed = seed
+        ns = program.ns
+        if params is None:
+            params = program.draw_params(random.Random(f"{seed}/params"), fixed_params)
+        self.P = list(params) + [None] * (len(program.spec.params) + len(program.spec.consts) - len(params))
+        ns["consts"](self.P)
+        self.chance = random.Random(f"{seed}/chance")
+        self.S = program.new_state()
+        self.moves: list[Move] = []
+        self.bound_active = [False] * len(program.bounds)
+        self.bound_counts = [0] * len(program.bounds)
+        ns["init"](self.S, self.P, self.chance)
+        self._update_bounds_trigger()
+
+    @property
+    def params(self) -> list:
+        return self.P[:len(self.program.spec.params)]
+
+    def legal_moves(self) -> list[Move]:
+        out: list[Move] = []
+        S, P = self.S, self.P
+        for enum in self.program.enumerators:
+            enum(S, P, out)
+        return out
+
+    def failing_conjunct(self, move: Move) -> int:
+        """-1 when the move is legal, else the index of the first guard conjunct that is false."""
+        return self.program.guards[move[0]](self.S, self.P, *move[1])
+
+    def chooser(self, move: Move) -> int | None:
+        """The player who chooses this move (its action's `by`), or None for an automatic step."""
+        fn = self.program.choosers[move[0]]
+        return fn(self.S, self.P, *move[1]) if fn else None
+
+    def is_legal(self, move: Move) -> bool:
+        return self.failing_conjunct(move) < 0
+
+    def ended(self) -> ir.End | None:
+        for end, fn in self.program.ends:
+            if fn(self.S, self.P):
+                return end
+        return None
+
+    def step(self, move: Move, check: bool = True) -> list[Violation]:
+        """Apply a legal move; returns the properties violated by this step (Fault/Gap propagate)."""
+        prog = self.program
+        S, P = self.S, self.P
+        pre = [(p, rank_fn(S, P)) for p, while_fn, rank_fn in prog.rankings if while_fn(S, P)] if check else ()
+        prog.applies[move[0]](S, P, self.chance, *move[1])
+        self.moves.append(move)
+        if not check:
+            return []
+        violations = [Violation(p, "the invariant is false after this step") for p, fn in prog.invariants if not fn(S, P)]
+        for p, before in pre:
+            if any(r < 0 for r in before):
+                violations.append(Violation(p, f"the ranking {before} is negative"))
+                continue
+            while_fn, rank_fn = next((w, r) for q, w, r in prog.rankings if q is p)
+            if while_fn(S, P):
+                after = rank_fn(S, P)
+                if not after < before:
+                    violations.append(Violation(p, f"the ranking did not decrease: {before} -> {after}"))
+        for i, (p, _trigger, action) in enumerate(prog.bounds):
+            if self.bound_active[i] and move[0] == action:
+                self.bound_counts[i] += 1
+                if self.bound_counts[i] == p.limit + 1:
+                    violations.append(Violation(p, f"{p.action} happened {p.limit + 1} times after the trigger"))
+        self._update_bounds_trigger()
+        return violations
+
+    def _update_bounds_trigger(self):
+        for i, (_p, trigger, _a) in enumerate(self.program.bounds):
+            if not self.bound_active[i] and trigger(self.S, self.P):
+                self.bound_active[i] = True
+
+    def initial_violations(self) -> list[Violation]:
+        return [Violation(p, "the invariant is false in the initial state")
+                for p, fn in self.program.invariants if not fn(self.S, self.P)]
+
+    def reached(self) -> list[ir.Property]:
+        return [p for p, fn in self.program.reachables if fn(self.S, self.P)]
+
+    def stats(self) -> dict:
+        """Every stat's value now: a number, or a list per value of its parameter."""
+        out = {}
+        dom = self.program.domains
+        for st, fn in self.program.stats:
+            if st.params:
+                (_n, t), = st.params[:1]
+                out[st.name] = [fn(self.S, self.P, v) for v in dom.values(t)]
+            else:
+                out[st.name] = fn(self.S, self.P)
+        return out
+
+    def snapshot(self) -> list:
+        from .runtime import copy
+        return [copy(v) for v in self.S]
+
+
+def describe_fault(program: Program, exc: Fault) -> tuple[str, object]:
+    return exc.message, program.span(exc.span_id)
+
+
+__all__ = ["Program", "Game", "Move", "Violation", "ParamError", "Fault", "Gap", "describe_fault",
+           "BagT", "PileT", "MapT", "BoolT", "EnumT", "PlayerT", "RecordT", "OptT"]

@@ -1,0 +1,832 @@
+"""Compile the IR to Python source for one player count: ir.Spec + n -> functions over a state list.
+
+The state is a list S with one slot per state variable (maps and bags are lists, piles are lists
+with the top last); P holds the parameters and then the constants. Every action becomes a guard
+function, an apply function and a move enumerator whose loops iterate only candidate values: a
+conjunct `x == e` binds x directly, `x in zone` iterates the zone. Generated once, run many times.
+"""
+
+from __future__ import annotations
+
+import itertools
+import keyword
+
+from .. import ir
+from ..types import (BagT, BoolT, Domains, EnumT, IntT, ListT, MapT, OptT, OrderT, PileT, PlayerT, RecordT,
+                     SetT, TupleT, Type, record_fields, record_layout)
+from . import runtime
+
+CONTAINERS = (MapT, BagT, PileT)
+
+
+def _free_locals(node, out: set[str]) -> set[str]:
+    """Local names an IR expression reads (bound ones included; callers filter)."""
+    if isinstance(node, ir.Local):
+        out.add(node.name)
+    elif isinstance(node, (ir.Expr, ir.BagItem, ir.Domain)):
+        for name in getattr(node, "__dataclass_fields__", {}):
+            if name in ("type", "span"):
+                continue
+            value = getattr(node, name)
+            if isinstance(value, (ir.Expr, ir.Domain, ir.BagItem)):
+                _free_locals(value, out)
+            elif isinstance(value, tuple):
+                for v in value:
+                    if isinstance(v, (ir.Expr, ir.Domain, ir.BagItem)):
+                        _free_locals(v, out)
+                    elif isinstance(v, tuple):
+                        for w in v:
+                            if isinstance(w, (ir.Expr, ir.Domain)):
+                                _free_locals(w, out)
+    return out
+
+
+def _py(name: str) -> str:
+    return "v_" + name
+
+
+class PyGen:
+    def __init__(self, spec: ir.Spec, players: int):
+        self.spec = spec
+        self.n = players
+        self.dom = Domains(players)
+        self.slots = {v.name: i for i, v in enumerate(spec.state)}
+        self.vars = {v.name: v for v in spec.state}
+        self.pslots = {p.name: i for i, p in enumerate(spec.params)}
+        for j, c in enumerate(spec.consts):
+            self.pslots[c.name] = len(spec.params) + j
+        self.spans: list = []
+        self._span_ids: dict = {}
+        self.g: dict = {"N": players, "_Fault": runtime.Fault, "_Gap": runtime.Gap, "_copy": runtime.copy,
+                        "_div": runtime.div, "_mod": runtime.mod, "_at": runtime.at, "_rank": runtime.rank,
+                        "_first": runtime.first, "_last": runtime.last, "_top": runtime.top, "_get": runtime.get,
+                        "_the_bag": runtime.the_bag, "_the_seq": runtime.the_seq, "_least": runtime.least,
+                        "_greatest": runtime.greatest, "_argbest": runtime.argbest, "_present": runtime.present,
+                        "_items": runtime.items, "_expand": runtime.expand, "_make_bag": runtime.make_bag,
+                        "_bag_add": runtime.bag_add, "_bag_sub": runtime.bag_sub, "_as_bag": runtime.as_bag,
+                        "_as_pile": runtime.as_pile, "_remove_from_pile": runtime.remove_from_pile,
+                        "_take_bag": runtime.take_bag, "_check_order": runtime.check_order,
+                        "_chain": itertools.chain, "_compress": itertools.compress}
+        self._consts: dict = {}
+        self._totals: dict[str, str] = {}
+        self.hoist: dict[str, str] | None = None  # totals vectors of the pure function being generated
+        self.subst: dict[str, str] = {}  # locals replaced by constants while unrolling a quantifier
+        self.out: list[str] = []
+        self.tmp = itertools.count()
+
+    # ---- bookkeeping -------------------------------------------------------------------
+    def span(self, span) -> int:
+        key = id(span)
+        if key not in self._span_ids:
+            self._span_ids[key] = len(self.spans)
+            self.spans.append(span)
+        return self._span_ids[key]
+
+    def const(self, value, hint="K") -> str:
+        key = (hint, repr(value))
+        if key not in self._consts:
+            name = f"_{hint}{len(self._consts)}"
+            self._consts[key] = name
+            self.g[name] = value
+        return self._consts[key]
+
+    def fresh(self, stem="t") -> str:
+        return f"_{stem}{next(self.tmp)}"
+
+    # ---- types -------------------------------------------------------------------------
+    @staticmethod
+    def lo(t: Type) -> int:
+        return t.lo if isinstance(t, IntT) and t.lo else 0
+
+    def key(self, t: Type, code: str) -> str:
+        """The index of a value of type t in a map or bag."""
+        if isinstance(t, IntT) and t.lo:
+            return f"({code} - {t.lo})"
+        if isinstance(t, OptT):
+            return f"(0 if ({code}) is None else 1 + {self.key(t.inner, code)})"
+        return code
+
+    def size(self, t: Type) -> int:
+        return self.dom.size(t)
+
+    def values_const(self, t: Type) -> str:
+        return self.const(tuple(self.dom.values(t)), "D")
+
+    def default(self, t: Type):
+        if isinstance(t, BoolT):
+            return False
+        if isinstance(t, IntT):
+            if t.lo is not None and t.lo > 0:
+                return t.lo
+            if t.hi is not None and t.hi < 0:
+                return t.hi
+            return 0
+        if isinstance(t, (EnumT, PlayerT, RecordT)):
+            return 0
+        if isinstance(t, OptT):
+            return None
+        if isinstance(t, SetT):
+            return frozenset()
+        if isinstance(t, (OrderT, ListT)):
+            return tuple(self.dom.values(t.elem))
+        if isinstance(t, BagT):
+            return [0] * self.size(t.elem)
+        if isinstance(t, PileT):
+            return []
+        if isinstance(t, MapT):
+            return [self.default(t.value) for _ in range(self.size(t.key))]
+        if isinstance(t, TupleT):
+            return tuple(self.default(x) for x in t.elems)
+        return None
+
+    def range_check(self, t: Type, code: str, span_id: int, what: str) -> list[str]:
+        """Lines that fault when `code` (a plain name) is outside type t."""
+        if isinstance(t, OptT):
+            inner = self.range_check(t.inner, code, span_id, what)
+            return [f"if {code} is not None:"] + ["    " + x for x in inner] if inner else []
+        if isinstance(t, IntT) and (t.lo is not None or t.hi is not None):
+            conds = []
+            if t.lo is not None:
+                conds.append(f"{code} < {t.lo}")
+            if t.hi is not None:
+                conds.append(f"{code} > {t.hi}")
+            return [f"if {' or '.join(conds)}: raise _Fault({span_id}, f'{what} would be {{{code}}}, outside {t}')"]
+        if isinstance(t, PlayerT):
+            return [f"if not 0 <= {code} < N: raise _Fault({span_id}, f'{what} would be {{{code}}}, not a player')"]
+        return []
+
+    # ---- expressions -------------------------------------------------------------------
+    def ex(self, e: ir.Expr) -> str:
+        return getattr(self, "ex_" + type(e).__name__)(e)
+
+    def ex_Lit(self, e):
+        v = e.value
+        if isinstance(v, (bool, int)) or v is None:
+            return repr(v)
+        return self.const(v)
+
+    def ex_Var(self, e):
+        return f"S[{self.slots[e.name]}]"
+
+    def ex_ParamRef(self, e):
+        return f"P[{self.pslots[e.name]}]"
+
+    ex_ConstRef = ex_ParamRef
+
+    def ex_Local(self, e):
+        return self.subst.get(e.name) or _py(e.name)
+
+    def ex_NumPlayers(self, e):
+        return str(self.n)
+
+    def ex_Index(self, e):
+        bt = e.base.type
+        base, idx = self.ex(e.base), self.ex(e.index)
+        sid = self.span(e.span)
+        if isinstance(bt, MapT):
+            if isinstance(bt.key, IntT) and bt.key.lo is not None:
+                return f"_at({base}, {idx} - {bt.key.lo}, {sid})" if bt.key.lo else f"_at({base}, {idx}, {sid})"
+            return f"{base}[{self.key(bt.key, idx)}]"
+        if isinstance(bt, BagT):
+            if isinstance(bt.elem, IntT):
+                return f"_at({base}, {idx} - {bt.elem.lo}, {sid})"
+            return f"{base}[{self.key(bt.elem, idx)}]"
+        if isinstance(bt, PileT):
+            return f"{base}.count({idx})"
+        return f"_at({base}, {idx}, {sid})"
+
+    def ex_Field(self, e):
+        rt: RecordT = e.base.type
+        names = [n for n, _t in rt.fields]
+        i = names.index(e.name)
+        table = tuple(record_fields(rt, k, self.dom)[i] for k in range(self.size(rt)))
+        return f"{self.const(table, 'F')}[{self.ex(e.base)}]"
+
+    def ex_Unary(self, e):
+        return f"(not {self.ex(e.operand)})" if e.op == "not" else f"(-{self.ex(e.operand)})"
+
+    def ex_Binary(self, e):
+        a, b = self.ex(e.left), self.ex(e.right)
+        op = e.op
+        lt, rt = e.left.type, e.right.type
+        if op == "and":
+            return f"({a} and {b})"
+        if op == "or":
+            return f"({a} or {b})"
+        if op == "implies":
+            return f"((not {a}) or {b})"
+        if isinstance(e.type, BagT) and op in "+-":
+            b = self.convert(b, rt, e.type)
+            return f"_bag_add({a}, {b})" if op == "+" else f"_bag_sub({a}, {b})"
+        if isinstance(e.type, SetT) and op in "+-":
+            return f"({a} | {b})" if op == "+" else f"({a} - {b})"
+        if op == "/":
+            return f"_div({a}, {b}, {self.span(e.span)})"
+        if op == "%":
+            return f"_mod({a}, {b}, {self.span(e.span)})"
+        if op in ("==", "!=") and isinstance(lt, BagT) != isinstance(rt, BagT) and isinstance(lt, (BagT, PileT)):
+            a = self.convert(a, lt, BagT(lt.elem))
+            b = self.convert(b, rt, BagT(rt.elem))
+        return f"({a} {op} {b})"
+
+    def ex_Member(self, e):
+        x = self.ex(e.elem)
+        d = e.coll
+        if isinstance(d, ir.TypeDomain):
+            t = d.type
+            code = f"({t.lo} <= {x} <= {t.hi})" if isinstance(t, IntT) else f"({x} in {self.values_const(t)})"
+        elif isinstance(d, ir.RangeDomain):
+            code = f"({self.ex(d.lo)} <= {x} <= {self.ex(d.hi)})"
+        else:
+            ct = d.expr.type
+            coll = self.ex(d.expr)
+            if isinstance(ct, BagT):
+                if isinstance(ct.elem, IntT):
+                    tmp = self.fresh("m")
+                    code = f"(lambda {tmp}: 0 <= {tmp} < {self.size(ct.elem)} and {coll}[{tmp}] > 0)({x} - {ct.elem.lo})"
+                else:
+                    code = f"({coll}[{self.key(ct.elem, x)}] > 0)"
+            else:
+                code = f"({x} in {coll})"
+        return f"(not {code})" if e.negated else code
+
+    def ex_Cond(self, e):
+        return f"({self.ex(e.then)} if {self.ex(e.cond)} else {self.ex(e.other)})"
+
+    def iter_src(self, d: ir.Domain, with_dups: bool = False) -> str:
+        """Python source iterating a domain's values (a bag's distinct cards unless with_dups)."""
+        if isinstance(d, ir.TypeDomain):
+            return self.values_const(d.type)
+        if isinstance(d, ir.RangeDomain):
+            return f"range({self.ex(d.lo)}, {self.ex(d.hi)} + 1)"
+        t = d.expr.type
+        code = self.ex(d.expr)
+        if isinstance(t, BagT):
+            if with_dups:
+                return f"_expand({code}, {self.lo(t.elem)})"
+            lo = self.lo(t.elem)
+            return f"_compress({self.const(range(lo, lo + self.size(t.elem)), 'R')}, {code})"
+        if isinstance(t, SetT):
+            return f"sorted({code}, key={self.sort_key(t.elem)})"
+        if isinstance(t, PileT) and not with_dups:
+            return f"sorted(set({code}))"
+        return code
+
+    def sort_key(self, t: Type) -> str:
+        return "None" if not isinstance(t, OptT) else "lambda x: (x is not None, x)"
+
+    UNROLL_MAX = 8          # unroll quantifiers over type domains this small
+    UNROLL_CHARS = 2400     # ... while the unrolled source stays this short
+
+    def unrolled(self, e) -> str | None:
+        """all/any/sum/count over a small type domain as a chain of and/or/+ (no generator)."""
+        d = e.domain
+        if e.kind not in ("all", "any", "sum", "count") or not isinstance(d, ir.TypeDomain):
+            return None
+        values = self.dom.values(d.type)
+        if len(values) > self.UNROLL_MAX or not all(isinstance(v, (int, bool)) for v in values):
+            return None
+        terms = []
+        for v in values:
+            self.subst[e.var] = repr(v)
+            try:
+                w = self.ex(e.where) if e.where is not None else None
+                b = self.ex(e.body) if e.body is not None else None
+            finally:
+                del self.subst[e.var]
+            if e.kind == "all":
+                terms.append(b if w is None else f"((not {w}) or {b})")
+            elif e.kind == "any":
+                terms.append(b if w is None else f"({w} and {b})")
+            elif e.kind == "sum":
+                terms.append(b if w is None else f"({b} if {w} else 0)")
+            else:
+                terms.append("1" if w is None else f"(1 if {w} else 0)")
+        joiner = {"all": " and ", "any": " or ", "sum": " + ", "count": " + "}[e.kind]
+        src = "(" + joiner.join(terms) + ")" if terms else {"all": "True", "any": "False"}.get(e.kind, "0")
+        return src if len(src) <= self.UNROLL_CHARS else None
+
+    def ex_Aggregate(self, e):
+        fast = self.unrolled(e)
+        if fast is not None:
+            return fast
+        var = _py(e.var)
+        where = f" if {self.ex(e.where)}" if e.where is not None else ""
+        kind = e.kind
+        d = e.domain
+        sid = self.span(e.span)
+        if kind in ("sum", "count") and isinstance(d, ir.ExprDomain) and isinstance(d.expr.type, BagT):
+            n = self.fresh("n")
+            src = f"_items({self.ex(d.expr)}, {self.lo(d.expr.type.elem)})"
+            if kind == "count":
+                return f"sum({n} for {var}, {n} in {src}{where})"
+            return f"sum(({self.ex(e.body)}) * {n} for {var}, {n} in {src}{where})"
+        if kind in ("sum", "count") and isinstance(d, ir.ExprDomain) and isinstance(d.expr.type, PileT):
+            it = self.ex(d.expr)
+        else:
+            it = self.iter_src(d)
+        if kind == "count":
+            return f"sum(1 for {var} in {it}{where})"
+        body = self.ex(e.body)
+        if kind == "sum":
+            return f"sum({body} for {var} in {it}{where})"
+        if kind in ("all", "any"):
+            return f"{kind}({body} for {var} in {it}{where})"
+        if kind in ("min", "max"):
+            fn = "_least" if kind == "min" else "_greatest"
+            return f"{fn}([{body} for {var} in {it}{where}], {sid}, '{kind}')"
+        return (f"_argbest([{var} for {var} in {it}{where}], lambda {var}: {body}, {sid}, "
+                f"{kind == 'argmax'})")
+
+    def ex_Builtin(self, e):
+        name = e.name
+        args = [self.ex(a) for a in e.args]
+        sid = self.span(e.span)
+        t0 = e.args[0].type if e.args else None
+        if name == "size":
+            return f"sum({args[0]})" if isinstance(t0, BagT) else f"len({args[0]})"
+        if name == "top":
+            return f"_top({args[0]}, {sid})"
+        if name == "the":
+            if isinstance(t0, BagT):
+                return f"_the_bag({args[0]}, {sid}, {self.lo(t0.elem)})"
+            return f"_the_seq({args[0]}, {sid})"
+        if name == "get":
+            return f"_get({args[0]}, {sid})"
+        if name == "total":
+            return self.total(t0, args[0], sid)
+        if name == "left":
+            return f"(({args[0]} + 1) % N)"
+        if name == "right":
+            return f"(({args[0]} - 1) % N)"
+        if name == "seat":
+            return f"(({args[0]} + {args[1]}) % N)"
+        if name == "distance":
+            return f"(({args[1]} - {args[0]}) % N)"
+        if name == "clockwise":
+            return f"tuple(({args[0]} + _i) % N for _i in range(N))"
+        if name == "rank":
+            return f"_rank({args[0]}, {args[1]}, {sid})"
+        if name == "first":
+            return f"_first({args[0]}, {sid})"
+        if name == "last":
+            return f"_last({args[0]}, {sid})"
+        if name == "abs":
+            return f"abs({args[0]})"
+        if name == "least":
+            return f"min({', '.join(args)})" if len(args) > 1 else args[0]
+        if name == "greatest":
+            return f"max({', '.join(args)})" if len(args) > 1 else args[0]
+        if name == "ord":
+            return f"int({args[0]})"
+        raise AssertionError(name)  # pragma: no cover
+
+    def total_helper(self, t: Type) -> str:
+        """A function giving, for every value of type t, how many are in all zones together."""
+        name = self._totals.get(str(t))
+        if name is not None:
+            return name
+        name = f"_totals_{len(self._totals)}"
+        size, lo = self.size(t), self.lo(t)
+        bags, piles = [], []
+        for v in self.spec.state:
+            zt = v.type.value if isinstance(v.type, MapT) else v.type
+            if not v.zone or not isinstance(zt, (BagT, PileT)) or not self.same_kinds(zt.elem, t):
+                continue
+            slot = self.slots[v.name]
+            ref = f"*S[{slot}]" if isinstance(v.type, MapT) else f"S[{slot}]"
+            if isinstance(zt, BagT) and self.size(zt.elem) == size:
+                bags.append(ref)
+            elif isinstance(zt, BagT):
+                piles.append(f"_expand({ref.lstrip('*')}, {lo})" if not ref.startswith("*")
+                             else f"(c for z in S[{slot}] for c in _expand(z, {lo}))")
+            else:
+                piles.append(ref if not ref.startswith("*") else f"(c for z in S[{slot}] for c in z)")
+        lines = [f"def {name}(S):"]
+        if bags:
+            lines.append(f"    T = list(map(sum, zip({', '.join(bags)})))")
+        else:
+            lines.append(f"    T = [0] * {size}")
+        for src in piles:
+            lines += [f"    for c in {src}:", f"        T[c - {lo}] += 1"]
+        lines.append("    return T")
+        exec(compile("\n".join(lines) + "\n", f"<rulespec totals {t}>", "exec"), self.g)
+        self._totals[str(t)] = name
+        return name
+
+    @staticmethod
+    def same_kinds(a: Type, b: Type) -> bool:
+        return a == b or (isinstance(a, EnumT) and isinstance(b, EnumT) and (a.includes(b) or b.includes(a)))
+
+    def total(self, t: Type, card: str, sid: int) -> str:
+        """total(c): read from a totals vector computed once per pure evaluation, else computed now."""
+        fn = self.total_helper(t)
+        key = self.key(t, card)
+        if self.hoist is not None:
+            local = self.hoist.setdefault(fn, f"_T{len(self.hoist)}")
+            return f"{local}[{key}]"
+        return f"{fn}(S)[{key}]"
+
+    def ex_Make(self, e):
+        rt = e.record
+        sizes, strides = record_layout(rt, self.dom)
+        if all(isinstance(a, ir.Lit) for a in e.args):
+            kind = 0
+            for (_n, ft), a, stride in zip(rt.fields, e.args, strides):
+                kind += self.dom.index(ft, a.value) * stride
+            return str(kind)
+        sid = self.span(e.span)
+        parts = []
+        checks = []
+        for i, ((fname, ft), a, stride) in enumerate(zip(rt.fields, e.args, strides)):
+            code = self.ex(a)
+            if isinstance(ft, IntT) or isinstance(ft, PlayerT):
+                lo, hi = (ft.lo, ft.hi) if isinstance(ft, IntT) else (0, self.n - 1)
+                var = f"_a{i}"
+                checks.append((var, code, lo, hi, fname))
+                parts.append(f"({var} - {lo}) * {stride}" if lo else f"{var} * {stride}")
+            else:
+                parts.append(f"{self.key(ft, code)} * {stride}" if stride != 1 else self.key(ft, code))
+        if not checks:
+            return "(" + " + ".join(parts) + ")"
+        binds = ", ".join(v for v, *_ in checks)
+        conds = " and ".join(f"{lo} <= {v} <= {hi}" for v, _c, lo, hi, _f in checks)
+        body = " + ".join(parts)
+        args = ", ".join(c for _v, c, *_ in checks)
+        return (f"(lambda {binds}: ({body}) if {conds} else _fault_make({sid}, '{rt.name}'))({args})")
+
+    def ex_BagOf(self, e):
+        t = e.type
+        pieces = []
+        for item in e.items:
+            if isinstance(t, SetT):
+                elem = self.ex(item.elem)
+            else:
+                cnt = self.ex(item.count) if item.count is not None else "1"
+                elem = f"({cnt}, {self.key(t.elem, self.ex(item.elem))})"
+            if item.binders:
+                loops = " ".join(f"for {_py(n)} in {self.iter_src(d, with_dups=True)}" for n, d in item.binders)
+                where = f" if {self.ex(item.where)}" if item.where is not None else ""
+                pieces.append(f"({elem} {loops}{where})")
+            else:
+                pieces.append(f"({elem},)")
+        src = "_chain(" + ", ".join(pieces) + ")" if pieces else "()"
+        if isinstance(t, SetT):
+            return f"frozenset({src})"
+        elem_t = t.elem
+        size = self.size(elem_t) if elem_t is not None else 0
+        return f"_make_bag({size}, {src}, {self.span(e.span)})"
+
+    def ex_ListOf(self, e):
+        return "(" + "".join(self.ex(x) + ", " for x in e.elems) + ")"
+
+    def ex_TupleOf(self, e):
+        return "(" + "".join(self.ex(x) + ", " for x in e.elems) + ")"
+
+    def ex_Apply(self, e):
+        args = "".join(", " + self.ex(a) for a in e.args)
+        return f"d_{e.name}(S, P{args})"
+
+    # ---- conversions -------------------------------------------------------------------
+    def convert(self, code: str, src: Type, dst: Type, span_id: int | None = None) -> str:
+        """Source for a value of type src stored where dst is expected (copies mutable values)."""
+        if isinstance(dst, BagT) and isinstance(src, PileT):
+            return f"_as_bag({code}, {self.size(dst.elem)}, {self.lo(dst.elem)})"
+        if isinstance(dst, PileT) and isinstance(src, BagT):
+            return f"_as_pile({code}, {self.lo(dst.elem)})"
+        if isinstance(dst, PileT) and isinstance(src, (ListT, OrderT)):
+            return f"list({code})"
+        if isinstance(dst, OrderT) and isinstance(src, ListT):
+            return f"_check_order({code}, {self.values_const(dst.elem)}, {span_id if span_id is not None else 0})"
+        if isinstance(dst, BagT) and isinstance(src, BagT) and src.elem is None:
+            return f"[0] * {self.size(dst.elem)}"
+        if isinstance(dst, CONTAINERS):
+            return f"_copy({code})"
+        return code
+
+    # ---- statements --------------------------------------------------------------------
+    def emit(self, line: str, depth: int):
+        self.out.append("    " * depth + line)
+
+    def block(self, stmts, depth: int):
+        if not stmts:
+            self.emit("pass", depth)
+        for s in stmts:
+            getattr(self, "st_" + type(s).__name__)(s, depth)
+
+    def place(self, p: ir.Place) -> str:
+        code = f"S[{self.slots[p.var]}]"
+        t = self.vars[p.var].type
+        for idx in p.path:
+            code += f"[{self.key(t.key, self.ex(idx))}]"
+            t = t.value
+        return code
+
+    def describe(self, p: ir.Place) -> str:
+        return p.var + "".join("[…]" for _ in p.path)
+
+    def st_Assign(self, s, depth):
+        tgt = self.place(s.target)
+        t = s.target.type
+        sid = self.span(s.span)
+        value = self.ex(s.value)
+        what = self.describe(s.target)
+        if s.op == ":=":
+            value = self.convert(value, s.value.type, t, sid)
+            checks = self.range_check(t, "_v", sid, what)
+            if checks:
+                self.emit(f"_v = {value}", depth)
+                for line in checks:
+                    self.emit(line, depth)
+                self.emit(f"{tgt} = _v", depth)
+            else:
+                self.emit(f"{tgt} = {value}", depth)
+            return
+        if isinstance(t, BagT):
+            value = self.convert(value, s.value.type, t)
+            if s.op == "+=":
+                self.emit(f"{tgt} = _bag_add({tgt}, {value})", depth)
+            else:
+                self.emit(f"_take_bag({tgt}, {value}, {sid}, '{what}')", depth)
+            return
+        if isinstance(t, SetT):
+            self.emit(f"{tgt} = {tgt} {'|' if s.op == '+=' else '-'} {value}", depth)
+            return
+        self.emit(f"_v = {tgt} {s.op[0]} {value}", depth)
+        for line in self.range_check(t, "_v", sid, what):
+            self.emit(line, depth)
+        self.emit(f"{tgt} = _v", depth)
+
+    def add_card(self, dst_code: str, zt: Type, end: str, card: str) -> str:
+        if isinstance(zt, BagT):
+            return f"{dst_code}[{self.key(zt.elem, card)}] += 1"
+        return f"{dst_code}.append({card})" if end == "top" else f"{dst_code}.insert(0, {card})"
+
+    def st_Move(self, s, depth):
+        sid = self.span(s.span)
+        src_t, dst_t = s.src.type, s.dst.type
+        src, dst = self.fresh("src"), self.fresh("dst")
+        self.emit(f"{src} = {self.place(s.src)}", depth)
+        self.emit(f"{dst} = {self.place(s.dst)}", depth)
+        zone = self.describe(s.src)
+        if s.what == "one":
+            card = self.fresh("c")
+            self.emit(f"{card} = {self.ex(s.value)}", depth)
+            if isinstance(src_t, BagT):
+                k = self.key(src_t.elem, card)
+                self.emit(f"if {src}[{k}] < 1: raise _Fault({sid}, 'the card is not in {zone}')", depth)
+                self.emit(f"{src}[{k}] -= 1", depth)
+            else:
+                self.emit(f"_remove_from_pile({src}, {card}, {s.src_end == 'top'}, {sid}, 'the card in {zone}')", depth)
+            self.emit(self.add_card(dst, dst_t, s.dst_end, card), depth)
+        elif s.what == "count":
+            count, card = self.fresh("k"), self.fresh("c")
+            self.emit(f"for {count} in range({self.ex(s.value)}):", depth)
+            self.emit(f"if not {src}:", depth + 1)
+            self.refill(s.src, src, sid, depth + 2)
+            pop = f"{src}.pop()" if s.src_end == "top" else f"{src}.pop(0)"
+            self.emit(f"{card} = {pop}", depth + 1)
+            self.emit(self.add_card(dst, dst_t, s.dst_end, card), depth + 1)
+        elif s.what == "bag":
+            bag = self.fresh("b")
+            self.emit(f"{bag} = {self.convert(self.ex(s.value), s.value.type, BagT(src_t.elem))}", depth)
+            if isinstance(src_t, BagT):
+                self.emit(f"_take_bag({src}, {bag}, {sid}, 'moving cards out of {zone}')", depth)
+            else:
+                self.emit(f"for _c in _expand({bag}, {self.lo(src_t.elem)}):", depth)
+                self.emit(f"_remove_from_pile({src}, _c, {s.src_end == 'top'}, {sid}, 'a card in {zone}')", depth + 1)
+            self.emit(f"for _c in _expand({bag}, {self.lo(src_t.elem)}):", depth)
+            self.emit(self.add_card(dst, dst_t, s.dst_end, "_c"), depth + 1)
+        else:  # all
+            if isinstance(src_t, BagT) and isinstance(dst_t, BagT):
+                self.emit(f"if {src} is not {dst}:", depth)
+                self.emit(f"for _i, _n in enumerate({src}):", depth + 1)
+                self.emit(f"{dst}[_i] += _n", depth + 2)
+                self.emit(f"{src}[_i] = 0", depth + 2)
+            else:
+                cards = self.fresh("all")
+                if isinstance(src_t, BagT):
+                    self.emit(f"{cards} = _expand({src}, {self.lo(src_t.elem)})", depth)
+                    self.emit(f"{src}[:] = [0] * len({src})", depth)
+                else:
+                    self.emit(f"{cards} = {src}[:]", depth)
+                    self.emit(f"{src}.clear()", depth)
+                if isinstance(dst_t, BagT):
+                    self.emit(f"for _c in {cards}:", depth)
+                    self.emit(f"{dst}[{self.key(dst_t.elem, '_c')}] += 1", depth + 1)
+                elif s.dst_end == "top":
+                    self.emit(f"{dst}.extend({cards})", depth)
+                else:
+                    self.emit(f"{dst}[0:0] = {cards}", depth)
+
+    def refill(self, place: ir.Place, src: str, sid: int, depth: int):
+        """Lines run when a pile is empty during a draw: refill it, or skip, gap or fault."""
+        var = self.vars[place.var]
+        brk = False
+        if var.refill:
+            other = f"S[{self.slots[var.refill]}]"
+            ot = self.vars[var.refill].type
+            if isinstance(ot, BagT):
+                self.emit(f"{src}.extend(_expand({other}, {self.lo(ot.elem)}))", depth)
+                self.emit(f"{other}[:] = [0] * len({other})", depth)
+            else:
+                self.emit(f"{src}.extend(reversed({other}))", depth)
+                self.emit(f"{other}.clear()", depth)
+            if var.refill_shuffled:
+                self.emit(f"R.shuffle({src})", depth)
+            self.emit(f"if not {src}:", depth)
+            depth += 1
+        if var.exhausted == "skip":
+            self.emit("break", depth)
+            brk = True
+        elif var.exhausted == "undecided":
+            self.emit(f"raise _Gap({var.exhausted_gap.id})", depth)
+        else:
+            what = self.describe(place) + (f" (and {var.refill})" if var.refill else "")
+            self.emit(f"raise _Fault({sid}, 'drew from an empty pile: {what}')", depth)
+        return brk
+
+    def st_Shuffle(self, s, depth):
+        self.emit(f"R.shuffle({self.place(s.zone)})", depth)
+
+    def st_If(self, s, depth):
+        self.emit(f"if {self.ex(s.cond)}:", depth)
+        self.block(s.then, depth + 1)
+        if s.other:
+            if len(s.other) == 1 and isinstance(s.other[0], ir.If):
+                inner = s.other[0]
+                mark = len(self.out)
+                self.st_If(inner, depth)
+                self.out[mark] = self.out[mark].replace("if ", "elif ", 1)
+            else:
+                self.emit("else:", depth)
+                self.block(s.other, depth + 1)
+
+    def st_For(self, s, depth):
+        items = self.fresh("it")
+        var = _py(s.var)
+        self.emit(f"{items} = list({self.iter_src(s.domain, with_dups=True)})", depth)
+        if s.order is not None:
+            self.emit(f"{items}.sort(key=lambda {var}: {self.ex(s.order)})", depth)
+        self.emit(f"for {var} in {items}:", depth)
+        if s.where is not None:
+            self.emit(f"if not {self.ex(s.where)}: continue", depth + 1)
+        self.block(s.body, depth + 1)
+
+    def st_Let(self, s, depth):
+        value = self.ex(s.value)
+        if isinstance(s.value.type, CONTAINERS):
+            value = f"_copy({value})"
+        self.emit(f"{_py(s.name)} = {value}", depth)
+
+    def st_Undecided(self, s, depth):
+        self.emit(f"raise _Gap({s.id})", depth)
+
+    # ---- functions ---------------------------------------------------------------------
+    def function(self, name: str, params: str, body, pure: bool = True) -> None:
+        """Emit `def name(params)`; in a pure function (no state change) totals are computed once."""
+        self.emit(f"def {name}({params}):", 0)
+        mark = len(self.out)
+        self.hoist = {} if pure else None
+        body()
+        if self.hoist:
+            self.out[mark:mark] = [f"    {local} = {fn}(S)" for fn, local in self.hoist.items()]
+        self.hoist = None
+        if len(self.out) == mark:
+            self.emit("pass", 1)
+        self.emit("", 0)
+
+    def build(self) -> dict:
+        """Generate and execute the module; returns its namespace."""
+        spec = self.spec
+        self.g["_fault_make"] = _fault_make
+        for d in spec.defs.values():
+            params = "S, P" + "".join(", " + _py(n) for n, _t in d.params)
+            self.function(f"d_{d.name}", params, lambda d=d: self.emit(f"return {self.ex(d.body)}", 1))
+
+        def consts():
+            for c in spec.consts:
+                self.emit(f"P[{self.pslots[c.name]}] = {self.ex(c.value)}", 1)
+        self.function("consts", "P", consts)
+        for i, p in enumerate(spec.params):
+            if p.where is not None:
+                self.function(f"pwhere_{i}", "P", lambda p=p: self.emit(f"return {self.ex(p.where)}", 1))
+        self.function("init", "S, P, R", lambda: self.block(spec.init, 1), pure=False)
+        for i, a in enumerate(spec.actions):
+            self.action(i, a)
+        for i, p in enumerate(spec.properties):
+            if p.kind in ("invariant", "reachable"):
+                self.function(f"prop_{i}", "S, P", lambda p=p: self.emit(f"return {self.ex(p.expr)}", 1))
+            elif p.kind == "terminates":
+                self.function(f"while_{i}", "S, P", lambda p=p: self.emit(f"return {self.ex(p.cond)}", 1))
+                self.function(f"rank_{i}", "S, P",
+                              lambda p=p: self.emit("return (" + "".join(self.ex(r) + ", " for r in p.ranks) + ")", 1))
+            elif p.kind == "bound":
+                self.function(f"trigger_{i}", "S, P", lambda p=p: self.emit(f"return {self.ex(p.trigger)}", 1))
+        for i, e in enumerate(spec.ends):
+            self.function(f"end_{i}", "S, P", lambda e=e: self.emit(f"return {self.ex(e.cond)}", 1))
+        for i, st in enumerate(spec.stats):
+            params = "S, P" + "".join(", " + _py(n) for n, _t in st.params)
+            self.function(f"stat_{i}", params, lambda st=st: self.emit(f"return {self.ex(st.expr)}", 1))
+        source = "\n".join(self.out)
+        self.g["__source__"] = source
+        exec(compile(source, f"<rulespec {spec.path} players={self.n}>", "exec"), self.g)
+        return self.g
+
+    def compile_expr(self, e: ir.Expr):
+        """A function (S, P) -> value for one expression, after build()."""
+        return self._compile_one("S, P", lambda: self.emit(f"return {self.ex(e)}", 1), pure=True)
+
+    def compile_block(self, stmts):
+        """A function (S, P, R) running statements (a scenario's setup), after build()."""
+        return self._compile_one("S, P, R", lambda: self.block(stmts, 1), pure=False)
+
+    def _compile_one(self, params: str, body, pure: bool):
+        saved, self.out = self.out, []
+        name = self.fresh("adhoc")
+        try:
+            self.function(name, params, body, pure=pure)
+            exec(compile("\n".join(self.out), f"<rulespec {self.spec.path} scenario>", "exec"), self.g)
+        finally:
+            self.out = saved
+        return self.g[name]
+
+    def action(self, i: int, a: ir.Action):
+        params = [n for n, _t in a.params]
+        sig = "S, P" + "".join(", " + _py(n) for n in params)
+
+        def guard():
+            for j, c in enumerate(a.guard):
+                self.emit(f"if not {self.ex(c)}: return {j}", 1)
+            self.emit("return -1", 1)
+        self.function(f"guard_{i}", sig, guard)
+        self.function(f"apply_{i}", "S, P, R" + "".join(", " + _py(n) for n in params),
+                      lambda: self.block(a.body, 1), pure=False)
+        self.function(f"moves_{i}", "S, P, out", lambda: self.enumerator(i, a))
+        if a.by is not None:
+            self.function(f"by_{i}", sig, lambda: self.emit(f"return {self.ex(a.by)}", 1))
+
+    def enumerator(self, i: int, a: ir.Action):
+        """Nested loops over the parameters, each conjunct tested at the first loop where it can be."""
+        names = [n for n, _t in a.params]
+        levels: dict[int, list[ir.Expr]] = {k: [] for k in range(-1, len(names))}
+        for c in a.guard:
+            used = _free_locals(c, set())
+            level = max([names.index(n) for n in used if n in names], default=-1)
+            levels[level].append(c)
+        depth = 1
+        for c in levels[-1]:
+            self.emit(f"if not {self.ex(c)}: return", depth)
+        for k, (name, t) in enumerate(a.params):
+            var = _py(name)
+            conds = list(levels[k])
+            source, used, extra = self.narrow(name, t, conds, names[:k])
+            if used is not None:
+                conds.remove(used)
+            self.emit(f"for {var} in {source}:", depth)
+            depth += 1
+            for line in extra:
+                self.emit(line, depth)
+            for c in conds:
+                self.emit(f"if not {self.ex(c)}: continue", depth)
+        args = "(" + "".join(_py(n) + ", " for n in names) + ")"
+        self.emit(f"out.append(({i}, {args}))", depth)
+
+    def narrow(self, name, t, conds, earlier):
+        """(iteration source, the conjunct it replaces or None, extra lines) for one parameter."""
+        var = _py(name)
+        for c in conds:
+            if isinstance(c, ir.Binary) and c.op == "==":
+                for mine, other in ((c.left, c.right), (c.right, c.left)):
+                    if isinstance(mine, ir.Local) and mine.name == name and \
+                            not (_free_locals(other, set()) - set(earlier)) and \
+                            (isinstance(t, OptT) or not isinstance(other.type, OptT)):
+                        extra = []
+                        if isinstance(t, PlayerT):
+                            extra.append(f"if not 0 <= {var} < N: continue")
+                        elif isinstance(t, IntT):
+                            extra.append(f"if not {t.lo} <= {var} <= {t.hi}: continue")
+                        return f"({self.ex(other)},)", c, extra
+        for c in conds:
+            if isinstance(c, ir.Member) and not c.negated and isinstance(c.elem, ir.Local) and c.elem.name == name:
+                d = c.coll
+                if isinstance(d, ir.ExprDomain) and not (_free_locals(d.expr, set()) - set(earlier)):
+                    dt = d.expr.type
+                    if isinstance(dt, (BagT, PileT, SetT, OrderT, ListT)) and dt.elem is not None and \
+                            (dt.elem == t or isinstance(t, EnumT) and isinstance(dt.elem, EnumT) and t.includes(dt.elem)):
+                        src = self.iter_src(d)
+                        if isinstance(dt, (OrderT, ListT)):
+                            src = f"dict.fromkeys({src})"
+                        return src, c, []
+                if isinstance(d, ir.RangeDomain) and isinstance(t, IntT) and \
+                        not (_free_locals(d.lo, set()) | _free_locals(d.hi, set())) - set(earlier):
+                    return (f"range(max({t.lo}, {self.ex(d.lo)}), min({t.hi}, {self.ex(d.hi)}) + 1)", c, [])
+        return self.values_const(t), None, []
+
+
+def _fault_make(span_id, name):
+    raise runtime.Fault(span_id, f"a field of {name} is outside its range")
+
+
+def safe_identifier(name: str) -> bool:
+    return name.isidentifier() and not keyword.iskeyword(name)
