@@ -1,0 +1,142 @@
+"""The `rulespec` command: parse arguments, call the stages, print, exit.
+
+Exit codes: 0 nothing wrong; 1 a property violated, a scenario failed or a run-time error of the
+spec; 2 invalid input or usage (with a diagnostic, never a traceback); 3 an internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from . import __version__
+from .diagnostics import Diagnostic, UserError, error
+
+EXIT_OK, EXIT_FOUND, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with usage errors in the project's diagnostic format."""
+
+    def error(self, message):  # noqa: D401 - argparse API
+        hint = f"see `{self.prog} --help`"
+        raise UserError(error("E006", message, hint=hint))
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not a positive number")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="rulespec", description="Formal rules specifications for board and card games: "
+                "check a .rules file, run its rulings, simulate, replay and play games.",
+                epilog="Exit codes: 0 nothing wrong, 1 a violation or failed scenario, 2 invalid input, "
+                       "3 internal error.")
+    p.add_argument("--version", action="version", version=f"rulespec {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    c = sub.add_parser("check", help="parse and check specs, and run their scenarios",
+                       description="Parse and statically check .rules files (names, types, ranges, arity, "
+                                   "duplicates, citations), then run every scenario. Folders are searched "
+                                   "for .rules files.")
+    c.add_argument("specs", nargs="+", metavar="SPEC", help=".rules files or folders")
+    c.add_argument("--rulebooks", metavar="DIR",
+                   help="folder of rulebook texts: check that every citation occurs in its rulebook "
+                        "(default: $RULESPEC_RULEBOOKS)")
+    c.add_argument("--no-scenarios", action="store_true", help="only check, do not run scenarios")
+    c.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
+    t = sub.add_parser("test", help="run the scenarios (rulings) of specs and show each one",
+                       description="Run every scenario of the given specs through the interpreter and "
+                                   "report each with its moves.")
+    t.add_argument("specs", nargs="+", metavar="SPEC", help=".rules files or folders")
+    t.add_argument("-k", metavar="TEXT", help="only scenarios whose name contains TEXT")
+    t.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
+    s = sub.add_parser("simulate", help="play random complete games and report what happened",
+                       description="Play K random games (uniform among legal moves) for each player count, "
+                                   "checking every invariant after every step. Reports moves per game, how "
+                                   "games ended, and every gap, deadlock, fault or violation with the "
+                                   "shortest trace that reaches it. Game g uses the seed \"S/g\".")
+    s.add_argument("spec", metavar="SPEC", help="a .rules file")
+    s.add_argument("--players", type=_positive, metavar="N", help="player count (default: every count)")
+    s.add_argument("--games", type=_positive, default=100, metavar="K", help="games per player count (default 100)")
+    s.add_argument("--seed", default="0", metavar="S", help="seed (any text; default 0)")
+    s.add_argument("--max-steps", type=_positive, default=100_000, metavar="M",
+                   help="stop a game that has not ended after M moves (default 100000)")
+    s.add_argument("--save-traces", metavar="DIR", help="write each finding's shortest trace there as ITF JSON")
+    s.add_argument("--no-check", action="store_true", help="do not check properties (for speed measurements)")
+    s.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
+    r = sub.add_parser("replay", help="replay a saved trace and say where it stops being legal",
+                       description="Replay an ITF trace (as written by simulate --save-traces or play "
+                                   "--save-trace) move by move, checking that each move is legal and each "
+                                   "recorded state matches the rules.")
+    r.add_argument("spec", metavar="SPEC", help="a .rules file")
+    r.add_argument("trace", metavar="TRACE", help="an ITF JSON trace")
+    r.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
+    pl = sub.add_parser("play", help="step through a game choosing among numbered legal moves",
+                        description="Play a game at a prompt: the state as the player to move sees it, then "
+                                    "the numbered legal moves. Type a number, 'r' for a random move, 's' for "
+                                    "the whole state, 'q' to quit. Reads moves from a pipe too, one per line.")
+    pl.add_argument("spec", metavar="SPEC", help="a .rules file")
+    pl.add_argument("--players", type=_positive, metavar="N", help="player count (default: the smallest)")
+    pl.add_argument("--seed", default="0", metavar="S", help="seed (default 0)")
+    pl.add_argument("--save-trace", metavar="FILE", help="write the game as an ITF JSON trace (a new file)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if not args.command:
+            parser.print_help()
+            return EXIT_INPUT
+        from . import commands
+        return getattr(commands, "cmd_" + args.command)(args)
+    except UserError as exc:
+        print_diagnostics(exc.diagnostics)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("rulespec: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return EXIT_OK
+    except Exception as exc:  # our bug, not the user's: say so plainly
+        if os.environ.get("RULESPEC_DEBUG"):
+            raise
+        print(f"rulespec: internal error (a bug in rulespec, not in your input): {type(exc).__name__}: {exc}\n"
+              "  set RULESPEC_DEBUG=1 to see the traceback, and please report it", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def print_diagnostics(diags: list[Diagnostic], stream=None) -> None:
+    stream = stream or sys.stderr
+    sys.stdout.flush()
+    for d in diags:
+        print(d.render(), file=stream)
+    stream.flush()
+
+
+def emit_json(doc) -> None:
+    json.dump(doc, sys.stdout, ensure_ascii=False, indent=1)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

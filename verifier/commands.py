@@ -1,0 +1,237 @@
+"""What each `rulespec` command does, once its arguments are parsed (see cli.py)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .cli import EXIT_FOUND, EXIT_INPUT, EXIT_OK, emit_json, print_diagnostics
+from .diagnostics import UserError, error
+from .pipeline import expand_paths, load, load_spec
+
+
+def _check_players(spec, n: int | None) -> list[int]:
+    if n is None:
+        return list(range(spec.min_players, spec.max_players + 1))
+    if not spec.min_players <= n <= spec.max_players:
+        raise UserError(error("E006", f"{spec.game} is for {spec.min_players} to {spec.max_players} players, not {n}",
+                              hint=f"use --players {spec.min_players}" +
+                                   (f" to {spec.max_players}" if spec.max_players > spec.min_players else "")))
+    return [n]
+
+
+# ---- check and test ----------------------------------------------------------------------
+
+def cmd_check(args) -> int:
+    from .citations import check_citations, rulebook_folder
+    from .scenarios import run_scenarios
+
+    folder = rulebook_folder(args.rulebooks)
+    if args.rulebooks and not os.path.isdir(args.rulebooks):
+        raise UserError(error("E001", f"no such folder: '{args.rulebooks}'", hint="--rulebooks takes a folder"))
+    files = expand_paths(args.specs)
+    report = []
+    errors = failures = 0
+    for path in files:
+        loaded = load(path)
+        diags = list(loaded.diagnostics)
+        scen = []
+        book = None
+        if loaded.spec is not None:
+            cite_diags, book = check_citations(loaded.spec, folder)
+            diags += cite_diags
+            if not any(d.is_error for d in diags) and not args.no_scenarios:
+                scen = run_scenarios(loaded.spec)
+        errors += sum(d.is_error for d in diags)
+        failures += sum(not r.ok for r in scen)
+        report.append((path, loaded, diags, scen, book))
+    if args.json:
+        emit_json({"ok": errors == 0 and failures == 0, "files": [
+            {"path": path, "ok": not any(d.is_error for d in diags) and all(r.ok for r in scen),
+             "rulebook": book, "diagnostics": [d.to_json() for d in diags],
+             "scenarios": [r.to_json() for r in scen]} for path, _l, diags, scen, book in report]})
+    else:
+        for path, loaded, diags, scen, book in report:
+            print_diagnostics(diags)
+            bad = sum(d.is_error for d in diags)
+            warn = len(diags) - bad
+            if bad:
+                print(f"{path}: {bad} error{'s' * (bad != 1)}" + (f", {warn} warning{'s' * (warn != 1)}" if warn else ""))
+                continue
+            parts = [f"{path}: ok"]
+            spec = loaded.spec
+            parts.append(f"{len(spec.actions)} actions, {len(spec.properties)} properties")
+            if scen:
+                passed = sum(r.ok for r in scen)
+                parts.append(f"{passed}/{len(scen)} scenarios pass")
+            parts.append("citations checked in " + os.path.basename(book) if book else "citations not checked "
+                         "(rulebook not found; pass --rulebooks DIR)" if spec.source else "no rulebook declared")
+            if warn:
+                parts.append(f"{warn} warning{'s' * (warn != 1)}")
+            print(", ".join(parts))
+            for r in scen:
+                if not r.ok:
+                    where = f"{r.span}: " if r.span else ""
+                    print(f"  {where}scenario {r.scenario.name} FAILED: {r.message}")
+    if errors:
+        return EXIT_INPUT
+    return EXIT_FOUND if failures else EXIT_OK
+
+
+def cmd_test(args) -> int:
+    from .scenarios import run_scenarios
+
+    files = expand_paths(args.specs)
+    out = []
+    failed = 0
+    for path in files:
+        spec, warnings = load_spec(path)
+        results = [r for r in run_scenarios(spec) if not args.k or args.k in r.scenario.name]
+        failed += sum(not r.ok for r in results)
+        out.append((path, spec, results))
+    if args.json:
+        emit_json({"ok": failed == 0, "files": [{"path": p, "scenarios": [r.to_json() for r in rs]} for p, _s, rs in out]})
+    else:
+        for path, spec, results in out:
+            print(f"{path}: {len(results)} scenario{'s' * (len(results) != 1)}")
+            for r in results:
+                cite = f"  {r.scenario.cite.label()}" if r.scenario.cite else ""
+                print(f"  {'PASS' if r.ok else 'FAIL'}  {r.scenario.name} ({r.scenario.players} players){cite}")
+                if not r.ok:
+                    print(f"        {r.span}: {r.message}" if r.span else f"        {r.message}")
+                    if r.log:
+                        print("        moves: " + "; ".join(r.log[-6:]))
+    return EXIT_FOUND if failed else EXIT_OK
+
+
+# ---- simulate ----------------------------------------------------------------------------
+
+def cmd_simulate(args) -> int:
+    from .backends.interpreter import ParamError, Program
+    from .progress import progress_bar
+    from .simulate import record_trace, simulate
+
+    spec, _warnings = load_spec(args.spec)
+    counts = _check_players(spec, args.players)
+    if args.save_traces and os.path.exists(args.save_traces) and not os.path.isdir(args.save_traces):
+        raise UserError(error("E001", f"'{args.save_traces}' exists and is not a folder",
+                              hint="--save-traces takes a folder (it is created if missing)"))
+    reports = []
+    for n in counts:
+        with progress_bar(args.games, f"{spec.label} {n} players") as bar:
+            try:
+                rep = simulate(spec, n, args.games, args.seed, args.max_steps, bar, check=not args.no_check)
+            except ParamError as exc:
+                raise UserError(error("E305", str(exc), spec.params[0].span if spec.params else None)) from None
+        reports.append(rep)
+    traces = {}
+    for rep in reports:
+        program = Program(spec, rep.players)
+        for f in rep.findings.values():
+            traces[(rep.players, f.key)] = record_trace(program, f.seed, f.params, f.moves)
+    saved = _save_traces(args.save_traces, spec, traces) if args.save_traces else {}
+    problems = sum(len(r.problems) for r in reports)
+    if args.json:
+        docs = []
+        for rep in reports:
+            d = rep.to_json()
+            for fj, f in zip(d["findings"], rep.findings.values()):
+                t = traces[(rep.players, f.key)]
+                fj["trace"] = t.to_json()
+                if (rep.players, f.key) in saved:
+                    fj["trace_file"] = saved[(rep.players, f.key)]
+            docs.append(d)
+        emit_json({"ok": problems == 0, "runs": docs})
+    else:
+        for rep in reports:
+            _print_sim(rep, traces, saved)
+    return EXIT_FOUND if problems else EXIT_OK
+
+
+def _print_sim(rep, traces, saved) -> None:
+    spec = rep.spec
+    ms = rep.move_summary()
+    print(f"{spec.label}, {rep.players} players: {rep.games} games from seed \"{rep.seed}\" in {rep.seconds:.2f} s "
+          f"({rep.games / max(rep.seconds, 1e-9):,.0f} games/s, {sum(rep.moves) / max(rep.seconds, 1e-9):,.0f} moves/s)")
+    print(f"  finished       {rep.finished} of {rep.games}")
+    if rep.stopped:
+        print("  stopped by     " + ", ".join(f"{k} {v}" for k, v in sorted(rep.stopped.items())))
+    print(f"  moves per game min {ms['min']}, median {ms['median']:g}, max {ms['max']}")
+    if rep.ends:
+        print("  ended by       " + ", ".join(f"{k} {v}" for k, v in sorted(rep.ends.items())))
+    reach = [p for p in spec.properties if p.kind == "reachable"]
+    if reach:
+        print("  reached        " + ", ".join(f"{p.name} in {rep.reached.get(p.name, 0)} games" for p in reach))
+    for name, values in rep.stats.items():
+        from .simulate import _stat_summary
+        s = _stat_summary(values)
+        if s.get("count"):
+            print(f"  stat {name:<9} min {s['min']:g}, mean {s['mean']:g}, max {s['max']:g}")
+    if not rep.findings:
+        print("  findings       none")
+        return
+    order = {"fault": 0, "deadlock": 1, "step_limit": 2, "violation": 3, "gap": 4}
+    for f in sorted(rep.findings.values(), key=lambda f: (f.expected is not None, order[f.kind], f.key)):
+        label = "expected" if f.expected else f.kind
+        print(f"\n  [{label}] {f.title}: in {f.count} of {rep.games} games")
+        if f.span:
+            print(f"    at {f.span}" + (f"  {f.cite.label()}" if f.cite else ""))
+        if f.expected:
+            print(f"    expected: {f.expected}")
+        t = traces[(rep.players, f.key)]
+        print(f"    shortest: {len(f.moves)} moves, game seed \"{f.seed}\"" +
+              (f", saved as {saved[(rep.players, f.key)]}" if (rep.players, f.key) in saved else ""))
+        body = t.render(max_changes=6)
+        lines = body.splitlines()
+        if len(lines) > 60:
+            lines = lines[:8] + [f"      … {len(lines) - 48} lines …"] + lines[-40:]
+        print("\n".join("    " + line for line in lines))
+        print(f"    => {f.message}")
+
+
+def _save_traces(folder: str, spec, traces) -> dict:
+    from .trace import dump_itf
+
+    os.makedirs(folder, exist_ok=True)
+    saved = {}
+    stem = f"{spec.game}-{spec.edition}" if spec.edition else spec.game
+    for (players, key), t in traces.items():
+        base = f"{stem}-{players}p-{key.replace(':', '-')}"
+        path = os.path.join(folder, base + ".itf.json")
+        k = 2
+        while os.path.exists(path):  # never overwrite what is there
+            path = os.path.join(folder, f"{base}-{k}.itf.json")
+            k += 1
+        with open(path, "x", encoding="utf-8") as f:
+            f.write(dump_itf(t.to_itf(f"{t.outcome.get('kind')}: {key}")))
+        saved[(players, key)] = path
+    return saved
+
+
+# ---- replay and play ---------------------------------------------------------------------
+
+def cmd_replay(args) -> int:
+    from .replay import replay
+
+    spec, _warnings = load_spec(args.spec)
+    result = replay(spec, args.trace)
+    if args.json:
+        emit_json(result.to_json())
+    else:
+        print(result.trace.render(max_changes=6))
+        print(result.summary())
+    return EXIT_FOUND if result.problem else EXIT_OK
+
+
+def cmd_play(args) -> int:
+    from .play import play
+
+    spec, _warnings = load_spec(args.spec)
+    n = _check_players(spec, args.players)[0] if args.players else spec.min_players
+    if args.save_trace and os.path.exists(args.save_trace):
+        raise UserError(error("E001", f"'{args.save_trace}' already exists; rulespec does not overwrite files",
+                              hint="choose a new file name"))
+    return play(spec, n, args.seed, sys.stdin, sys.stdout, args.save_trace)
+
+
+__all__ = ["cmd_check", "cmd_test", "cmd_simulate", "cmd_replay", "cmd_play", "EXIT_INPUT"]

@@ -1,0 +1,65 @@
+"""Load a spec file through every front-end stage: path -> (ir.Spec, warnings), or UserError.
+
+parse -> check -> lower, with the diagnostics of a file reported together.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from . import ir
+from .check import check
+from .diagnostics import Diagnostic, UserError, error
+from .lower import lower
+from .parse import find_rules_files, parse_file
+
+
+@dataclass
+class Loaded:
+    path: str
+    spec: ir.Spec | None
+    diagnostics: list[Diagnostic]
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.is_error]
+
+
+def load(path: str) -> Loaded:
+    """Parse, check and lower one file; never raises for the user's mistakes."""
+    try:
+        spec_ast = parse_file(path)
+    except UserError as exc:
+        return Loaded(path, None, exc.diagnostics)
+    diagnostics, model = check(spec_ast)
+    if any(d.is_error for d in diagnostics):
+        return Loaded(path, None, diagnostics)
+    return Loaded(path, lower(model), diagnostics)
+
+
+def load_spec(path: str) -> tuple[ir.Spec, list[Diagnostic]]:
+    """Like load(), but raises UserError when the spec has errors; returns (spec, warnings)."""
+    loaded = load(path)
+    if loaded.spec is None:
+        raise UserError(loaded.errors or loaded.diagnostics)
+    return loaded.spec, loaded.diagnostics
+
+
+def expand_paths(paths: list[str], default_dir: str | None = None) -> list[str]:
+    """Spec files from the command line: files as given, directories searched for .rules files."""
+    if not paths:
+        if default_dir is None or not os.path.isdir(default_dir):
+            raise UserError(error("E006", "no spec given", hint="pass one or more .rules files"))
+        paths = [default_dir]
+    out: list[str] = []
+    for p in paths:
+        if os.path.isdir(p):
+            found = find_rules_files(p)
+            if not found:
+                raise UserError(error("E001", f"'{p}' is a directory with no .rules files in it",
+                                      hint="pass a .rules file or a folder that holds some"))
+            out.extend(found)
+        else:
+            out.append(p)
+    return out

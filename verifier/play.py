@@ -1,0 +1,149 @@
+"""Play a game at a prompt: the state as the player to move sees it, then numbered legal moves.
+
+Reads one answer per line, so a pipe can drive it (tests do). On a terminal a wrong answer is
+asked again; from a pipe it is an input error (exit 2) naming the line.
+"""
+
+from __future__ import annotations
+
+import random
+
+from . import ir
+from .backends.interpreter import Program
+from .backends.runtime import Fault, Gap
+from .cli import EXIT_FOUND, EXIT_INPUT, EXIT_OK
+from .diagnostics import error
+from .types import BagT, MapT, PileT, PlayerT, format_value
+
+HELP = "a number picks that move; r = a random move, s = the whole state, q = quit, ? = this help"
+
+
+def view(program: Program, S: list, viewer: int | None, everything: bool = False) -> list[str]:
+    """The state as `viewer` sees it (zones' visibility respected), one line per variable."""
+    dom = program.domains
+    lines = []
+    for var, value in zip(program.spec.state, S):
+        t = var.type
+        vis = "public" if everything else var.visibility
+        if vis == "public":
+            lines.append(f"{var.name}: {format_value(t, value, dom)}")
+            continue
+        if isinstance(t, MapT):
+            parts = []
+            for k, v in zip(dom.values(t.key), value):
+                key = format_value(t.key, k, dom)
+                mine = vis == "owner" and isinstance(t.key, PlayerT) and k == viewer
+                parts.append(f"{key}: {format_value(t.value, v, dom) if mine else _count(t.value, v)}")
+            lines.append(f"{var.name}: {{{', '.join(parts)}}}")
+        else:
+            lines.append(f"{var.name}: {_count(t, value)}")
+    return lines
+
+
+def _count(t, v) -> str:
+    if isinstance(t, BagT):
+        return f"{sum(v)} cards"
+    if isinstance(t, PileT):
+        return f"{len(v)} cards"
+    return "(hidden)"
+
+
+def play(spec: ir.Spec, players: int, seed: str, inp, out, save_path: str | None) -> int:
+    from .simulate import record_trace
+    from .trace import dump_itf
+
+    program = Program(spec, players)
+    game = program.start(seed)
+    policy = random.Random(f"{seed}/policy")
+    interactive = hasattr(inp, "isatty") and inp.isatty()
+    say = lambda text="": print(text, file=out, flush=True)  # noqa: E731
+    title = spec.title or spec.game
+    say(f"{title}" + (f" ({spec.edition})" if spec.edition else "") + f", {players} players, seed \"{seed}\"")
+    say(HELP)
+    line_no = 0
+    code = EXIT_OK
+    while True:
+        end = game.ended()
+        if end is not None:
+            say(f"\nThe game is over: {end.name}" + (f"  {end.cite.label()}" if end.cite else ""))
+            for name, value in game.stats().items():
+                say(f"  {name}: {value}")
+            break
+        moves = game.legal_moves()
+        if not moves:
+            say("\nNo legal move is left and the game has not ended: a deadlock.")
+            code = EXIT_FOUND
+            break
+        choosers = {game.chooser(m) for m in moves}
+        viewer = next(iter(choosers)) if len(choosers) == 1 else None
+        who = f"P{viewer}" if viewer is not None else "the rules (or several players)"
+        say(f"\n--- move {len(game.moves) + 1}: {who} to choose ---")
+        for line in view(program, game.S, viewer):
+            say("  " + line)
+        for k, m in enumerate(moves, 1):
+            cite = spec.actions[m[0]].cite
+            say(f"  {k:3d}. {program.move_label(m)}" + (f"   {cite.label()}" if cite else ""))
+        move = None
+        while move is None:
+            if interactive:
+                out.write("move? ")
+                out.flush()
+            answer = inp.readline()
+            line_no += 1
+            if not answer:
+                say("(end of input)")
+                return _finish(program, game, save_path, say, code)
+            answer = answer.strip().lower()
+            if answer in ("q", "quit", "exit"):
+                return _finish(program, game, save_path, say, code)
+            if answer in ("?", "h", "help", ""):
+                say(HELP)
+                continue
+            if answer == "s":
+                for line in view(program, game.S, viewer, everything=True):
+                    say("  " + line)
+                continue
+            if answer == "r":
+                move = moves[policy.randrange(len(moves))]
+            elif answer.isdigit() and 1 <= int(answer) <= len(moves):
+                move = moves[int(answer) - 1]
+            else:
+                message = f"'{answer}' is not a move: answer 1 to {len(moves)}, or r, s, q"
+                if interactive:
+                    say(message)
+                    continue
+                from .cli import print_diagnostics
+                print_diagnostics([error("E006", f"input line {line_no}: {message}", hint=HELP)])
+                _finish(program, game, save_path, say, code)
+                return EXIT_INPUT
+        say(f"> {program.move_label(move)}")
+        try:
+            violations = game.step(move)
+        except Gap as exc:
+            u = spec.undecided[exc.id]
+            say(f"\nThe rules do not say what happens now: {u.reason}" + (f"  {u.cite.label()}" if u.cite else ""))
+            game.moves.append(move)
+            break
+        except Fault as exc:
+            say(f"\nRun-time error in the spec: {exc.message} (at {program.span(exc.span_id)})")
+            code = EXIT_FOUND
+            break
+        for v in violations:
+            tag = "expected: " if v.prop.expect_violated else ""
+            say(f"  ! {tag}{v.prop.kind} {v.prop.name} violated: {v.message}")
+            if not v.prop.expect_violated:
+                code = EXIT_FOUND
+    return _finish(program, game, save_path, say, code)
+
+
+def _finish(program, game, save_path, say, code):
+    if save_path:
+        from .simulate import record_trace
+        from .trace import dump_itf
+
+        moves = list(game.moves)
+        trace = record_trace(program, game.seed, game.params, moves)
+        with open(save_path, "x", encoding="utf-8") as f:
+            f.write(dump_itf(trace.to_itf("played with rulespec play")))
+        say(f"trace saved to {save_path}")
+    return code

@@ -1,0 +1,202 @@
+"""Replay a saved ITF trace against a spec: where it stops being legal, and why.
+
+A trace that does not fit the rules (an illegal move, a state that differs from what the rules
+give, an unknown action) is the user's input being wrong: a diagnostic pointing into the trace
+file, exit 2. A trace that fits and shows a violation or a run-time error is a finding: exit 1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+
+from . import ir
+from .backends.interpreter import ParamError, Program
+from .backends.runtime import Fault, Gap
+from .diagnostics import UserError, did_you_mean, error
+from .parse import MAX_BYTES
+from .source import SourceFile, Span, register, snippet
+from .trace import ItfCodec, ItfError, Trace, TraceStep, describe_changes, state_offsets
+from .types import Domains, format_value
+
+
+@dataclass
+class ReplayResult:
+    trace: Trace
+    outcome: dict
+    problem: bool
+
+    def summary(self) -> str:
+        o = self.outcome
+        kind = o["kind"]
+        if kind == "end":
+            return f"replayed {len(self.trace)} moves: every move legal; the game ended ({o['end']})"
+        if kind == "open":
+            return f"replayed {len(self.trace)} moves: every move legal; the game goes on"
+        if kind == "gap":
+            return f"replayed {len(self.trace)} moves: the last reaches an undecided point: {o['reason']}"
+        if kind == "violation":
+            names = ", ".join(v["property"] for v in o["violations"])
+            return f"replayed {len(self.trace)} moves: every move legal, but {names} violated"
+        if kind == "fault":
+            return f"replayed {len(self.trace)} moves: run-time error of the spec at move {o['step']}: {o['message']}"
+        if kind == "deadlock":
+            return f"replayed {len(self.trace)} moves: no legal move is left and the game has not ended (deadlock)"
+        return str(o)
+
+    def to_json(self) -> dict:
+        return {"ok": not self.problem, "outcome": self.outcome, "trace": self.trace.to_json()}
+
+
+def _read(path: str) -> tuple[SourceFile, dict]:
+    if not os.path.exists(path):
+        raise UserError(error("E001", f"no such file: '{path}'", hint="pass an ITF trace written by rulespec"))
+    if os.path.isdir(path):
+        raise UserError(error("E001", f"'{path}' is a directory, not a trace file"))
+    if os.path.getsize(path) > 50 * MAX_BYTES:
+        raise UserError(error("E003", f"'{path}' is too large for a trace"))
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UserError(error("E002", f"'{path}' is not UTF-8 text", hint="pass an ITF JSON trace")) from None
+    except OSError as exc:
+        raise UserError(error("E001", f"cannot read '{path}': {exc.strerror}")) from None
+    source = SourceFile(path, text)
+    register(source)
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        span = Span(path, exc.lineno, exc.colno, exc.lineno, exc.colno + 1)
+        raise UserError(error("E007", f"not valid JSON: {exc.msg}", span, hint="an ITF trace is a JSON object")) from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("states"), list) or not doc["states"]:
+        raise UserError(error("E007", "not an ITF trace: no \"states\" list", Span(path, 1, 1, 1, 2),
+                              hint="pass a trace written by `rulespec simulate --save-traces` or `play --save-trace`"))
+    return source, doc
+
+
+def replay(spec: ir.Spec, path: str) -> ReplayResult:
+    source, doc = _read(path)
+    offsets = state_offsets(source.text)
+
+    def at(i: int) -> Span:
+        if i < len(offsets):
+            return source.span_at(offsets[i], 1)
+        return Span(path, 1, 1, 1, 2)
+
+    def bad(message: str, i: int | None, hint: str | None = None):
+        raise UserError(error("E007", message, at(i) if i is not None else Span(path, 1, 1, 1, 2), hint=hint,
+                              context=f"trace state {i}" if i is not None else None))
+
+    meta = doc.get("#meta") if isinstance(doc.get("#meta"), dict) else {}
+    players = meta.get("players")
+    if not isinstance(players, int) or isinstance(players, bool):
+        bad('the trace\'s "#meta" gives no "players" count', None, hint='add "players": N to "#meta"')
+    if not spec.min_players <= players <= spec.max_players:
+        bad(f"the trace is for {players} players; {spec.game} is for {spec.min_players} to {spec.max_players}", None)
+    seed = str(meta.get("seed", "0"))
+    program = Program(spec, players)
+    dom = Domains(players)
+    codec = ItfCodec(dom)
+    params = None
+    if isinstance(meta.get("params"), dict) and spec.params:
+        given = meta["params"]
+        params = []
+        for p in spec.params:
+            if p.name not in given:
+                bad(f'"#meta" has no value for parameter {p.name}', None)
+            try:
+                params.append(codec.decode(p.type, given[p.name], f"parameter {p.name}"))
+            except ItfError as exc:
+                bad(exc.message, None)
+    try:
+        game = program.start(seed, params)
+    except ParamError as exc:
+        bad(str(exc), None)
+    states = doc["states"]
+    _compare(spec, codec, states[0], game.S, 0, bad)
+    steps: list[TraceStep] = []
+    snapshots = [game.snapshot()]
+    violations = []
+    outcome: dict = {"kind": "open"}
+    for i in range(1, len(states)):
+        st = states[i]
+        if not isinstance(st, dict):
+            bad(f"state {i} is not an object", i)
+        name = st.get("mbt::actionTaken")
+        if not isinstance(name, str):
+            bad(f'state {i} has no "mbt::actionTaken": which move led to it?', i)
+        if name not in program.action_index:
+            bad(f"state {i}: unknown action '{name}'", i, hint=did_you_mean(name, program.action_index))
+        index = program.action_index[name]
+        action = spec.actions[index]
+        picks = st.get("mbt::nondetPicks", {})
+        if not isinstance(picks, dict):
+            bad(f'state {i}: "mbt::nondetPicks" must map argument names to values', i)
+        args = []
+        for pname, ptype in action.params:
+            if pname not in picks:
+                bad(f"state {i}: {name} needs the argument '{pname}'", i)
+            try:
+                args.append(codec.decode(ptype, picks[pname], f"state {i}: argument {pname}"))
+            except ItfError as exc:
+                bad(exc.message, i)
+        move = (index, tuple(args))
+        label = program.move_label(move)
+        if game.ended() is not None:
+            bad(f"state {i}: {label} comes after the end of the game ({game.ended().name})", i,
+                hint="the trace stops being legal here")
+        failing = game.failing_conjunct(move)
+        if failing >= 0:
+            cond = action.guard[failing]
+            bad(f"state {i}: {label} is not legal: `{snippet(cond.span)}` is false", i,
+                hint="the trace stops being legal here; earlier moves replay")
+        before = snapshots[-1]
+        try:
+            found = game.step(move)
+        except Gap as exc:
+            u = spec.undecided[exc.id]
+            steps.append(TraceStep(i, name, move[1], label, action.cite, [f"reaches an undecided point: {u.reason}"]))
+            outcome = {"kind": "gap", "step": i, "reason": u.reason, "cite": u.cite.to_json() if u.cite else None}
+            break
+        except Fault as exc:
+            steps.append(TraceStep(i, name, move[1], label, action.cite, [f"run-time error: {exc.message}"]))
+            outcome = {"kind": "fault", "step": i, "message": exc.message, "where": str(program.span(exc.span_id))}
+            break
+        after = game.snapshot()
+        snapshots.append(after)
+        steps.append(TraceStep(i, name, move[1], label, action.cite, describe_changes(spec, dom, before, after)))
+        _compare(spec, codec, st, game.S, i, bad)
+        for v in found:
+            violations.append({"step": i, "property": v.prop.name, "message": v.message,
+                               "expected": v.prop.expect_violated})
+    if outcome["kind"] == "open":
+        if violations:
+            outcome = {"kind": "violation", "violations": violations}
+        elif game.ended() is not None:
+            outcome = {"kind": "end", "end": game.ended().name}
+        elif not game.legal_moves():
+            outcome = {"kind": "deadlock"}
+    trace = Trace(spec, players, seed, game.params, steps, snapshots, outcome)
+    problem = outcome["kind"] in ("fault", "deadlock") or any(not v["expected"] for v in violations)
+    return ReplayResult(trace, outcome, problem)
+
+
+def _compare(spec: ir.Spec, codec: ItfCodec, recorded: dict, state: list, i: int, bad) -> None:
+    """Check the variables a trace records in state i against the interpreter's state."""
+    for var, value in zip(spec.state, state):
+        if var.name not in recorded:
+            continue
+        try:
+            given = codec.decode(var.type, recorded[var.name], f"state {i}: {var.name}")
+        except ItfError as exc:
+            bad(exc.message, i)
+        if given != value:
+            shown = format_value(var.type, given, codec.dom)
+            real = format_value(var.type, value, codec.dom)
+            if len(shown) + len(real) > 120:
+                shown, real = shown[:57] + "…", real[:57] + "…"
+            bad(f"state {i}: {var.name} is {shown} in the trace, but {real} by the rules", i,
+                hint="the trace was written for other rules or another seed, or was edited")

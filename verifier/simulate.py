@@ -1,0 +1,254 @@
+"""Random complete games: ir.Spec + players + seed -> SimReport (moves, ends, findings with traces).
+
+A finding is a gap (an `undecided` point reached), a fault (a run-time error of the spec), a
+violation (a property false after a step), a deadlock (no legal move outside an end state) or a
+step limit (no end after max_steps moves). Each is kept once per kind and place, with how often
+it happened and the shortest game that reached it, replayable from its seed.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+from dataclasses import dataclass, field
+
+from . import ir
+from .backends.interpreter import Game, Program
+from .backends.runtime import Fault, Gap
+from .source import Span
+from .trace import Trace, TraceStep, describe_changes
+
+
+@dataclass
+class Finding:
+    kind: str                       # gap | fault | violation | deadlock | step_limit
+    key: str                        # groups findings of the same kind and place
+    title: str
+    message: str
+    span: Span | None = None
+    cite: ir.Cite | None = None
+    expected: str | None = None     # a violation the spec marks as expected, with its reason
+    count: int = 0
+    seed: str = ""
+    params: list = field(default_factory=list)
+    moves: list = field(default_factory=list)
+
+    @property
+    def severity(self) -> str:
+        return "expected" if self.expected else ("gap" if self.kind == "gap" else "problem")
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "key": self.key, "title": self.title, "message": self.message,
+                "where": self.span.to_json() if self.span else None,
+                "cite": self.cite.to_json() if self.cite else None, "expected": self.expected,
+                "count": self.count, "seed": self.seed, "moves": len(self.moves)}
+
+
+@dataclass
+class GameResult:
+    moves: list
+    end: str | None
+    findings: list[Finding]
+    reached: set[str]
+    stats: dict
+
+
+def gap_finding(spec: ir.Spec, gap_id: int) -> Finding:
+    u = spec.undecided[gap_id]
+    # keyed by place: a gap inside a procedure is inlined at every call, with one id per call site
+    where = f"{u.span.line}:{u.span.col}" if u.span else str(gap_id)
+    return Finding("gap", f"gap:{where}", f"rulebook gap: {u.reason}", "an undecided point was reached",
+                   u.span, u.cite)
+
+
+def fault_finding(program: Program, exc: Fault) -> Finding:
+    span = program.span(exc.span_id)
+    return Finding("fault", f"fault:{exc.span_id}", f"run-time error: {exc.message}", exc.message, span)
+
+
+def violation_finding(p: ir.Property, message: str) -> Finding:
+    return Finding("violation", f"violation:{p.name}", f"{p.kind} {p.name} violated", message, p.span, p.cite,
+                   p.expect_violated)
+
+
+def play_random(game: Game, policy: random.Random, max_steps: int, check: bool = True) -> GameResult:
+    """Play uniformly random legal moves until an end state, a finding that stops play, or the limit."""
+    findings: list[Finding] = []
+    seen_props: set[str] = set()
+    reached: set[str] = set()
+    spec = game.program.spec
+    end = None
+
+    def note_violations(vs):
+        for v in vs:
+            if v.prop.name not in seen_props:
+                seen_props.add(v.prop.name)
+                f = violation_finding(v.prop, v.message)
+                f.moves = list(game.moves)
+                findings.append(f)
+
+    def note_reached():
+        for p in game.reached():
+            reached.add(p.name)
+
+    try:
+        if check:
+            note_violations(game.initial_violations())
+            note_reached()
+        for _ in range(max_steps):
+            e = game.ended()
+            if e is not None:
+                end = e.name
+                break
+            moves = game.legal_moves()
+            if not moves:
+                f = Finding("deadlock", "deadlock", "deadlock: no legal move and the game has not ended",
+                            "no action is enabled in a state that is not an end state")
+                f.moves = list(game.moves)
+                findings.append(f)
+                break
+            move = moves[policy.randrange(len(moves))] if len(moves) > 1 else moves[0]
+            note_violations(game.step(move, check=check))
+            if check:
+                note_reached()
+        else:
+            if game.ended() is None:
+                f = Finding("step_limit", "step_limit", f"no end after {max_steps} moves",
+                            f"the game did not reach an end state within {max_steps} moves; "
+                            "raise --max-steps, or check that every phase ends")
+                f.moves = list(game.moves)
+                findings.append(f)
+    except Gap as exc:
+        f = gap_finding(spec, exc.id)
+        f.moves = list(game.moves)
+        findings.append(f)
+    except Fault as exc:
+        f = fault_finding(game.program, exc)
+        f.moves = list(game.moves)
+        findings.append(f)
+    stats = game.stats() if end is not None else {}
+    return GameResult(list(game.moves), end, findings, reached, stats)
+
+
+@dataclass
+class SimReport:
+    spec: ir.Spec
+    players: int
+    seed: str
+    games: int
+    finished: int = 0
+    moves: list[int] = field(default_factory=list)
+    ends: dict[str, int] = field(default_factory=dict)
+    stopped: dict[str, int] = field(default_factory=dict)   # games stopped by a finding, by kind
+    findings: dict[str, Finding] = field(default_factory=dict)
+    reached: dict[str, int] = field(default_factory=dict)
+    stats: dict[str, list] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def problems(self) -> list[Finding]:
+        """Findings that make the run fail: unexpected violations, faults, deadlocks, step limits."""
+        return [f for f in self.findings.values() if f.kind != "gap" and not f.expected]
+
+    def move_summary(self) -> dict:
+        if not self.moves:
+            return {"min": 0, "median": 0, "max": 0}
+        return {"min": min(self.moves), "median": statistics.median(self.moves), "max": max(self.moves)}
+
+    def to_json(self) -> dict:
+        spec = self.spec
+        return {
+            "spec": spec.path, "game": spec.game, "edition": spec.edition, "players": self.players,
+            "seed": self.seed, "games": self.games, "finished": self.finished, "moves": self.move_summary(),
+            "ends": self.ends, "stopped": self.stopped, "seconds": round(self.seconds, 3),
+            "findings": [f.to_json() for f in self.findings.values()],
+            "reachable": {p.name: self.reached.get(p.name, 0) for p in spec.properties if p.kind == "reachable"},
+            "stats": {k: _stat_summary(v) for k, v in self.stats.items()},
+        }
+
+
+def _stat_summary(values: list) -> dict:
+    flat = [x for v in values for x in (v if isinstance(v, list) else [v])]
+    nums = [float(x) for x in flat if isinstance(x, (int, float))]
+    if not nums:
+        return {"count": 0}
+    return {"count": len(nums), "min": min(nums), "mean": round(statistics.fmean(nums), 3), "max": max(nums)}
+
+
+def simulate(spec: ir.Spec, players: int, games: int, seed, max_steps: int = 100_000,
+             progress=None, check: bool = True) -> SimReport:
+    """Play `games` random games; game g uses the seed "<seed>/<g>" (replayable on its own)."""
+    import time
+
+    program = Program(spec, players)
+    report = SimReport(spec, players, str(seed), games)
+    t0 = time.perf_counter()
+    for g in range(games):
+        game_seed = f"{seed}/{g}"
+        game = program.start(game_seed)
+        result = play_random(game, random.Random(f"{game_seed}/policy"), max_steps, check)
+        report.moves.append(len(result.moves))
+        if result.end is not None:
+            report.finished += 1
+            report.ends[result.end] = report.ends.get(result.end, 0) + 1
+            for k, v in result.stats.items():
+                report.stats.setdefault(k, []).append(v)
+        stopping = [f for f in result.findings if f.kind != "violation"]
+        if stopping:
+            kind = stopping[0].kind
+            report.stopped[kind] = report.stopped.get(kind, 0) + 1
+        for f in result.findings:
+            f.seed, f.params = game_seed, game.params
+            known = report.findings.get(f.key)
+            if known is None:
+                f.count = 1
+                report.findings[f.key] = f
+            else:
+                known.count += 1
+                if len(f.moves) < len(known.moves):
+                    known.seed, known.params, known.moves = f.seed, f.params, f.moves
+        for name in result.reached:
+            report.reached[name] = report.reached.get(name, 0) + 1
+        if progress:
+            progress(g + 1)
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def record_trace(program: Program, seed: str, params: list, moves: list) -> Trace:
+    """Replay moves from a seed, keeping every state and what each step changed."""
+    spec = program.spec
+    game = program.start(seed, params)
+    states = [game.snapshot()]
+    steps: list[TraceStep] = []
+    outcome: dict = {"kind": "open"}
+    try:
+        for i, move in enumerate(moves, 1):
+            a = spec.actions[move[0]]
+            before = states[-1]
+            violations = game.step(move)
+            after = game.snapshot()
+            states.append(after)
+            steps.append(TraceStep(i, a.name, move[1], program.move_label(move), a.cite,
+                                   describe_changes(spec, program.domains, before, after)))
+            if violations:
+                v = violations[0]
+                outcome = {"kind": "violation", "property": v.prop.name, "message": v.message}
+        if outcome["kind"] == "open":
+            end = game.ended()
+            if end is not None:
+                outcome = {"kind": "end", "end": end.name}
+            elif not game.legal_moves():
+                outcome = {"kind": "deadlock"}
+    except Gap as exc:
+        u = spec.undecided[exc.id]
+        steps.append(TraceStep(len(steps) + 1, spec.actions[moves[len(steps)][0]].name, moves[len(steps)][1],
+                               program.move_label(moves[len(steps)]), spec.actions[moves[len(steps)][0]].cite,
+                               [f"reaches an undecided point: {u.reason}"]))
+        outcome = {"kind": "gap", "reason": u.reason, "cite": u.cite.to_json() if u.cite else None}
+    except Fault as exc:
+        move = moves[len(steps)]
+        steps.append(TraceStep(len(steps) + 1, spec.actions[move[0]].name, move[1], program.move_label(move),
+                               spec.actions[move[0]].cite, [f"run-time error: {exc.message}"]))
+        outcome = {"kind": "fault", "message": exc.message}
+    return Trace(spec, program.players, seed, list(params), steps, states, outcome)
