@@ -1,0 +1,35 @@
+# The two commands of the README. Each sets up what it needs (a virtual environment in .venv
+# with the project installed from pyproject.toml) on first use, then does its job.
+#   make run    the main job: check every shipped spec, run its rulings, simulate it
+#   make test   the whole test suite, slow tests included (what CI runs)
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+RULEBOOKS ?= $(firstword $(wildcard ../shared/rulebooks) $(RULESPEC_RULEBOOKS))
+GAMES ?= 200
+
+.PHONY: run test quick bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+run: $(VENV)/.installed
+	RULESPEC_RULEBOOKS=$(RULEBOOKS) $(BIN)/rulespec check examples $(wildcard spec)
+	@for f in $$(find examples $(wildcard spec) -name '*.rules' | sort); do \
+	  echo; $(BIN)/rulespec simulate $$f --games $(GAMES) --seed 1 || exit $$?; done
+
+test: $(VENV)/.installed
+	RULESPEC_RULEBOOKS=$(RULEBOOKS) $(BIN)/python -m pytest -q
+
+quick: $(VENV)/.installed
+	RULESPEC_RULEBOOKS=$(RULEBOOKS) $(BIN)/python -m pytest -q -m "not slow"
+
+bench: $(VENV)/.installed
+	$(BIN)/python benchmarks/simulate_bench.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis site
