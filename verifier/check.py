@@ -14,7 +14,7 @@ from .diagnostics import Diagnostic, did_you_mean, error, warning
 from .source import Span
 from .types import (BOOL, INT, NONE, PLAYER, STR, BagT, BoolT, EnumT, IntT, ListT, MapT, NoneT, OptT,
                     OrderT, PileT, PlayerT, RangeT, RecordT, SetT, TupleT, Type, assignable, comparable,
-                    is_numeric, join, same_elements)
+                    indexable, is_numeric, join, same_elements)
 
 BUILTIN_TYPES = {"bool": BOOL, "int": INT, "Player": PLAYER}
 
@@ -211,7 +211,7 @@ class Checker:
                         continue
                     names.add(f.name)
                     ft = self.resolve_type(f.type)
-                    if ft is not None and not ft.finite:
+                    if ft is not None and not indexable(ft):
                         self.err("E205", f"field '{f.name}' must have a finite type, not '{ft}'", f.type.span,
                                  hint="use an enum, a range such as 1..8, bool or Player")
                         ft = None
@@ -249,7 +249,7 @@ class Checker:
             return IntT(lo, hi)
         if isinstance(te, ast.MapType):
             k, v = self.resolve_type(te.key), self.resolve_type(te.value)
-            if k is not None and (not k.finite or isinstance(k, OptT)):
+            if k is not None and not indexable(k):
                 self.err("E205", f"a map's keys must be a finite type, not '{k}'", te.key.span,
                          hint="use an enum, a range, bool, Player or a card type")
                 return None
@@ -257,7 +257,7 @@ class Checker:
         for cls, tcls in ((ast.SetType, SetT), (ast.OrderType, OrderT), (ast.BagType, BagT), (ast.PileType, PileT)):
             if isinstance(te, cls):
                 e = self.resolve_type(te.elem)
-                if e is not None and (not e.finite or isinstance(e, OptT)):
+                if e is not None and not indexable(e):
                     self.err("E205", f"the elements of a {cls.__name__[:-4].lower()} must be a finite type, not '{e}'",
                              te.elem.span, hint="use an enum, a range, bool, Player or a card type")
                     return None
@@ -318,7 +318,7 @@ class Checker:
                 self.set_value_type(d.name, t, d)
             elif isinstance(d, ast.ZoneDecl):
                 elem = self.resolve_type(d.elem)
-                if elem is not None and (not elem.finite or isinstance(elem, OptT)):
+                if elem is not None and not indexable(elem):
                     self.err("E205", f"a zone holds values of a finite type, not '{elem}'", d.elem.span,
                              hint="declare a card type: `card Name { field: Type, ... }`")
                     elem = None
@@ -327,7 +327,7 @@ class Checker:
                     zt = PileT(elem) if d.kind == "pile" else BagT(elem)
                     if d.index is not None:
                         key = self.resolve_type(d.index)
-                        if key is not None and not key.finite:
+                        if key is not None and not indexable(key):
                             self.err("E205", f"zones are indexed by a finite type, not '{key}'", d.index.span)
                             key = None
                         zt = MapT(key, zt) if key else None
@@ -398,7 +398,7 @@ class Checker:
                 self.err("E303", f"{self._what(d)} has more than one `{kind.lower()}` clause", c.span)
             seen.add(kind)
         if need_cite and "Cite" not in seen:
-            self.err("E301", f"{self._what(d)} '{d.name}' has no citation", self._head_span(d),
+            self.err("E301", f"{self._noun(d)} '{d.name}' has no citation", self.name_span(d),
                      hint='add `cite "<section>" "<a few quoted words>"` naming the paragraph it formalises')
 
     @staticmethod
@@ -409,13 +409,20 @@ class Checker:
                 ast.InitDecl: "init", ast.ProcDecl: "a proc"}.get(type(d), "this declaration")
 
     @staticmethod
+    def _noun(d) -> str:
+        kind = getattr(d, "kind", "")
+        noun = {ast.ActionDecl: "action", ast.EndDecl: "end", ast.StatDecl: "stat", ast.ScenarioDecl: "scenario",
+                ast.PropertyDecl: "property" if kind == "terminates" else kind}.get(type(d), "declaration")
+        return f"the {'terminates ' if kind == 'terminates' else ''}{noun}" if isinstance(d, ast.PropertyDecl) else f"the {noun}"
+
+    @staticmethod
     def _head_span(d) -> Span:
         s = d.span
         return Span(s.file, s.line, s.col, s.line, s.col + len(type(d).__name__.replace("Decl", "")) + 1 + len(getattr(d, "name", "")))
 
     def need_doc(self, d):
         if not d.doc:
-            self.warn("W401", f"{self._what(d)} '{d.name}' has no doc comment", self._head_span(d),
+            self.warn("W401", f"{self._noun(d)} '{d.name}' has no doc comment", self.name_span(d),
                       hint="add a one-line `///` comment above it saying what it is for")
 
     def decl_ConstDecl(self, d):
@@ -936,8 +943,9 @@ class Checker:
             return None
         ft = bt.field_type(e.name)
         if ft is None:
+            names = [n for n, _ in bt.fields]
             self.err("E104", f"{bt.name} has no field '{e.name}'", e.span,
-                     hint=did_you_mean(e.name, [n for n, _ in bt.fields]))
+                     hint=did_you_mean(e.name, names) or f"its fields are {', '.join(names)}")
             return None
         return ft
 
@@ -1063,7 +1071,7 @@ class Checker:
                     self.err("E201", "a set holds each value once; `n of` is for bags", item.count.span)
                 self.expect_type(item.count, inner, INT)
             t = self.expect_type(item.expr, inner, want) if want is not None else self.expr(item.expr, inner)
-            if t is not None and (not t.finite or isinstance(t, OptT)):
+            if t is not None and not indexable(t):
                 self.err("E205", f"a {make.__name__[:-1].lower()} holds values of a finite type, not {t}", item.expr.span)
                 return None
             if et is None:
@@ -1274,5 +1282,7 @@ class _TypeAsValue(Type):
 def check(spec: ast.Spec) -> tuple[list[Diagnostic], Model]:
     """Run every static check; returns (diagnostics sorted by position, model)."""
     diags, model = Checker(spec).run()
+    seen = set()
+    diags = [d for d in diags if not ((d.code, d.span, d.message) in seen or seen.add((d.code, d.span, d.message)))]
     diags.sort(key=lambda d: (d.span.file, d.span.line, d.span.col) if d.span else ("", 0, 0))
     return diags, model

@@ -250,7 +250,7 @@ def _syntax_diagnostic(source: SourceFile, chunk: str, exc: UnexpectedInput, lin
         label = None
     if label:
         hint = next(h for m, h, _ex in _EXAMPLES if m == label)
-        return error("E010", f"{label} (found '{token.value}')", span, hint=hint)
+        return error("E010", label if f"'{token.value}'" in label else f"{label} (found '{token.value}')", span, hint=hint)
     return error("E010", f"unexpected '{token.value}'", span, hint=_expected_hint(exc.expected))
 
 

@@ -117,6 +117,10 @@ class MapT(Type):
 class SetT(Type):
     elem: Type
 
+    @property
+    def finite(self):
+        return self.elem is not None and indexable(self.elem)
+
     def __str__(self):
         return f"set of {self.elem}"
 
@@ -126,6 +130,10 @@ class OrderT(Type):
     """A total order of all values of a finite type (a permutation), e.g. a printed hierarchy."""
 
     elem: Type
+
+    @property
+    def finite(self):
+        return self.elem is not None and indexable(self.elem)
 
     def __str__(self):
         return f"order of {self.elem}"
@@ -189,6 +197,12 @@ NONE = NoneT()
 
 
 # ---- relations ---------------------------------------------------------------------------
+
+def indexable(t: Type) -> bool:
+    """Types whose values index maps and bags: bool, bounded ints, enums, Player, records."""
+    return isinstance(t, (BoolT, EnumT, PlayerT)) or (isinstance(t, IntT) and t.finite) or (
+        isinstance(t, RecordT) and all(indexable(ft) for _n, ft in t.fields))
+
 
 def is_numeric(t: Type) -> bool:
     return isinstance(t, (IntT, PlayerT))
