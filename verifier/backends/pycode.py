@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import itertools
 import keyword
+import operator
+
+_UNSET = object()
 
 from .. import ir
 from ..types import (BagT, BoolT, Domains, EnumT, IntT, ListT, MapT, OptT, OrderT, PileT, PlayerT, RecordT,
@@ -41,6 +44,53 @@ def _free_locals(node, out: set[str]) -> set[str]:
     return out
 
 
+def free_vars(node) -> set[str]:
+    """Local names an IR expression depends on, binders excluded."""
+    if isinstance(node, ir.Local):
+        return {node.name}
+    if isinstance(node, ir.Aggregate):
+        inner = set()
+        for part in (node.where, node.body):
+            if part is not None:
+                inner |= free_vars(part)
+        return free_vars(node.domain) | (inner - {node.var})
+    if isinstance(node, ir.BagItem):
+        inner = set()
+        for part in (node.count, node.elem, node.where):
+            if part is not None:
+                inner |= free_vars(part)
+        bound = set()
+        out = set()
+        for name, dom in node.binders:
+            out |= free_vars(dom) - bound
+            bound.add(name)
+        return out | (inner - bound)
+    out: set[str] = set()
+    for name in getattr(node, "__dataclass_fields__", {}):
+        if name in ("type", "span"):
+            continue
+        value = getattr(node, name)
+        for v in (value if isinstance(value, tuple) else (value,)):
+            if isinstance(v, (ir.Expr, ir.Domain, ir.BagItem)):
+                out |= free_vars(v)
+    return out
+
+
+def _maximal_aggregates(node, out: list):
+    """Aggregates in an expression that are not inside another aggregate, lambda or generator."""
+    if isinstance(node, ir.Aggregate):
+        out.append(node)
+        return out
+    for name in getattr(node, "__dataclass_fields__", {}):
+        if name in ("type", "span"):
+            continue
+        value = getattr(node, name)
+        for v in (value if isinstance(value, tuple) else (value,)):
+            if isinstance(v, ir.Expr) and not isinstance(v, (ir.BagOf,)):
+                _maximal_aggregates(v, out)
+    return out
+
+
 def _py(name: str) -> str:
     return "v_" + name
 
@@ -66,11 +116,13 @@ class PyGen:
                         "_bag_add": runtime.bag_add, "_bag_sub": runtime.bag_sub, "_as_bag": runtime.as_bag,
                         "_as_pile": runtime.as_pile, "_remove_from_pile": runtime.remove_from_pile,
                         "_take_bag": runtime.take_bag, "_check_order": runtime.check_order,
-                        "_chain": itertools.chain, "_compress": itertools.compress}
+                        "_chain": itertools.chain, "_compress": itertools.compress, "_U": _UNSET,
+                        "_add": operator.add}
         self._consts: dict = {}
         self._totals: dict[str, str] = {}
         self.hoist: dict[str, str] | None = None  # totals vectors of the pure function being generated
         self.subst: dict[str, str] = {}  # locals replaced by constants while unrolling a quantifier
+        self.memo: dict[int, str] = {}   # loop-invariant subexpressions computed at most once per loop
         self.out: list[str] = []
         self.tmp = itertools.count()
 
@@ -155,8 +207,36 @@ class PyGen:
             return [f"if not 0 <= {code} < N: raise _Fault({span_id}, f'{what} would be {{{code}}}, not a player')"]
         return []
 
+    def in_range(self, t: Type, v: int) -> bool:
+        if isinstance(t, OptT):
+            t = t.inner
+        if isinstance(t, PlayerT):
+            return 0 <= v < self.n
+        if isinstance(t, IntT):
+            return (t.lo is None or t.lo <= v) and (t.hi is None or v <= t.hi)
+        return True
+
+    def needs_check(self, value: ir.Expr, t: Type) -> bool:
+        """False when the value's own type already keeps it inside t (a player from a player)."""
+        vt = value.type
+        if isinstance(value, ir.Lit):
+            return True
+        if isinstance(t, PlayerT) and isinstance(vt, PlayerT):
+            return False
+        if isinstance(t, IntT) and isinstance(vt, IntT) and vt.finite and t.finite and t.lo <= vt.lo and vt.hi <= t.hi:
+            return False
+        return True
+
     # ---- expressions -------------------------------------------------------------------
     def ex(self, e: ir.Expr) -> str:
+        memo = self.memo.get(id(e))
+        if memo is not None:
+            del self.memo[id(e)]
+            try:
+                code = getattr(self, "ex_" + type(e).__name__)(e)
+            finally:
+                self.memo[id(e)] = memo
+            return f"({memo} if {memo} is not _U else ({memo} := {code}))"
         return getattr(self, "ex_" + type(e).__name__)(e)
 
     def ex_Lit(self, e):
@@ -224,6 +304,9 @@ class PyGen:
             return f"_div({a}, {b}, {self.span(e.span)})"
         if op == "%":
             return f"_mod({a}, {b}, {self.span(e.span)})"
+        if op in ("==", "!=") and (isinstance(e.right, ir.Lit) and e.right.value is None
+                                   or isinstance(e.left, ir.Lit) and e.left.value is None):
+            return f"({a} {'is' if op == '==' else 'is not'} {b})"
         if op in ("==", "!=") and isinstance(lt, BagT) != isinstance(rt, BagT) and isinstance(lt, (BagT, PileT)):
             a = self.convert(a, lt, BagT(lt.elem))
             b = self.convert(b, rt, BagT(rt.elem))
@@ -306,8 +389,31 @@ class PyGen:
         src = "(" + joiner.join(terms) + ")" if terms else {"all": "True", "any": "False"}.get(e.kind, "0")
         return src if len(src) <= self.UNROLL_CHARS else None
 
+    def conservation(self, e) -> str | None:
+        """`all(c in T: total(c) == K)` or `== bag[c]` as one comparison of count vectors."""
+        if e.kind != "all" or e.where is not None or not isinstance(e.domain, ir.TypeDomain):
+            return None
+        b = e.body
+        if not (isinstance(b, ir.Binary) and b.op == "=="):
+            return None
+        for tot, other in ((b.left, b.right), (b.right, b.left)):
+            if not (isinstance(tot, ir.Builtin) and tot.name == "total" and isinstance(tot.args[0], ir.Local)
+                    and tot.args[0].name == e.var and tot.args[0].type == e.domain.type):
+                continue
+            t = e.domain.type
+            if isinstance(t, IntT) or isinstance(t, OptT):
+                return None
+            vector = self.totals_vector(t)
+            if isinstance(other, ir.Lit) and isinstance(other.value, int):
+                return f"({vector} == {self.const([other.value] * self.size(t), 'V')})"
+            if isinstance(other, ir.Index) and isinstance(other.index, ir.Local) and other.index.name == e.var \
+                    and isinstance(other.base.type, BagT) and other.base.type.elem == t \
+                    and e.var not in free_vars(other.base):
+                return f"({vector} == {self.ex(other.base)})"
+        return None
+
     def ex_Aggregate(self, e):
-        fast = self.unrolled(e)
+        fast = self.conservation(e) or self.unrolled(e)
         if fast is not None:
             return fast
         var = _py(e.var)
@@ -388,23 +494,31 @@ class PyGen:
             return name
         name = f"_totals_{len(self._totals)}"
         size, lo = self.size(t), self.lo(t)
-        bags, piles = [], []
+        bags, piles, unpack = [], [], []
         for v in self.spec.state:
             zt = v.type.value if isinstance(v.type, MapT) else v.type
             if not v.zone or not isinstance(zt, (BagT, PileT)) or not self.same_kinds(zt.elem, t):
                 continue
             slot = self.slots[v.name]
-            ref = f"*S[{slot}]" if isinstance(v.type, MapT) else f"S[{slot}]"
             if isinstance(zt, BagT) and self.size(zt.elem) == size:
-                bags.append(ref)
+                if isinstance(v.type, MapT):
+                    names = [f"b{len(bags) + i}" for i in range(self.size(v.type.key))]
+                    unpack.append(f"    {', '.join(names)}, = S[{slot}]")
+                    bags.extend(names)
+                else:
+                    unpack.append(f"    b{len(bags)} = S[{slot}]")
+                    bags.append(f"b{len(bags)}")
             elif isinstance(zt, BagT):
-                piles.append(f"_expand({ref.lstrip('*')}, {lo})" if not ref.startswith("*")
+                piles.append(f"_expand(S[{slot}], {lo})" if not isinstance(v.type, MapT)
                              else f"(c for z in S[{slot}] for c in _expand(z, {lo}))")
             else:
-                piles.append(ref if not ref.startswith("*") else f"(c for z in S[{slot}] for c in z)")
-        lines = [f"def {name}(S):"]
-        if bags:
-            lines.append(f"    T = list(map(sum, zip({', '.join(bags)})))")
+                piles.append(f"S[{slot}]" if not isinstance(v.type, MapT) else f"(c for z in S[{slot}] for c in z)")
+        lines = [f"def {name}(S):"] + unpack
+        if len(bags) == 1:
+            lines.append(f"    T = list({bags[0]})")
+        elif bags:
+            xs = [f"x{i}" for i in range(len(bags))]
+            lines.append(f"    T = [{' + '.join(xs)} for {', '.join(xs)} in zip({', '.join(bags)})]")
         else:
             lines.append(f"    T = [0] * {size}")
         for src in piles:
@@ -418,14 +532,16 @@ class PyGen:
     def same_kinds(a: Type, b: Type) -> bool:
         return a == b or (isinstance(a, EnumT) and isinstance(b, EnumT) and (a.includes(b) or b.includes(a)))
 
-    def total(self, t: Type, card: str, sid: int) -> str:
-        """total(c): read from a totals vector computed once per pure evaluation, else computed now."""
+    def totals_vector(self, t: Type) -> str:
+        """The count of every value of t over all zones: computed once per pure evaluation, else now."""
         fn = self.total_helper(t)
-        key = self.key(t, card)
         if self.hoist is not None:
-            local = self.hoist.setdefault(fn, f"_T{len(self.hoist)}")
-            return f"{local}[{key}]"
-        return f"{fn}(S)[{key}]"
+            return self.hoist.setdefault(fn, f"_T{len(self.hoist)}")
+        return f"{fn}(S)"
+
+    def total(self, t: Type, card: str, sid: int) -> str:
+        """total(c): one value's count over all zones."""
+        return f"{self.totals_vector(t)}[{self.key(t, card)}]"
 
     def ex_Make(self, e):
         rt = e.record
@@ -533,7 +649,11 @@ class PyGen:
         what = self.describe(s.target)
         if s.op == ":=":
             value = self.convert(value, s.value.type, t, sid)
-            checks = self.range_check(t, "_v", sid, what)
+            if isinstance(s.value, ir.Lit) and isinstance(s.value.value, int) and not isinstance(s.value.value, bool):
+                if self.in_range(t, s.value.value):
+                    self.emit(f"{tgt} = {value}", depth)
+                    return
+            checks = self.range_check(t, "_v", sid, what) if self.needs_check(s.value, t) else []
             if checks:
                 self.emit(f"_v = {value}", depth)
                 for line in checks:
@@ -599,10 +719,10 @@ class PyGen:
             self.emit(self.add_card(dst, dst_t, s.dst_end, "_c"), depth + 1)
         else:  # all
             if isinstance(src_t, BagT) and isinstance(dst_t, BagT):
+                zero = self.const(tuple([0] * self.size(src_t.elem)), "Z")
                 self.emit(f"if {src} is not {dst}:", depth)
-                self.emit(f"for _i, _n in enumerate({src}):", depth + 1)
-                self.emit(f"{dst}[_i] += _n", depth + 2)
-                self.emit(f"{src}[_i] = 0", depth + 2)
+                self.emit(f"{dst}[:] = map(_add, {dst}, {src})", depth + 1)
+                self.emit(f"{src}[:] = {zero}", depth + 1)
             else:
                 cards = self.fresh("all")
                 if isinstance(src_t, BagT):
@@ -665,7 +785,11 @@ class PyGen:
     def st_For(self, s, depth):
         items = self.fresh("it")
         var = _py(s.var)
-        self.emit(f"{items} = list({self.iter_src(s.domain, with_dups=True)})", depth)
+        src = self.iter_src(s.domain, with_dups=True)
+        if isinstance(s.domain, ir.TypeDomain) and s.order is None:
+            self.emit(f"{items} = {src}", depth)
+        else:
+            self.emit(f"{items} = list({src})", depth)
         if s.order is not None:
             self.emit(f"{items}.sort(key=lambda {var}: {self.ex(s.order)})", depth)
         self.emit(f"for {var} in {items}:", depth)
@@ -783,6 +907,14 @@ class PyGen:
             source, used, extra = self.narrow(name, t, conds, names[:k])
             if used is not None:
                 conds.remove(used)
+            # aggregates that do not depend on this parameter are computed once per loop, lazily
+            outer = set(names[:k])
+            for c in conds:
+                for agg in _maximal_aggregates(c, []):
+                    if free_vars(agg) <= outer and id(agg) not in self.memo:
+                        memo = self.fresh("h")
+                        self.memo[id(agg)] = memo
+                        self.emit(f"{memo} = _U", depth)
             self.emit(f"for {var} in {source}:", depth)
             depth += 1
             for line in extra:
@@ -791,6 +923,7 @@ class PyGen:
                 self.emit(f"if not {self.ex(c)}: continue", depth)
         args = "(" + "".join(_py(n) + ", " for n in names) + ")"
         self.emit(f"out.append(({i}, {args}))", depth)
+        self.memo.clear()
 
     def narrow(self, name, t, conds, earlier):
         """(iteration source, the conjunct it replaces or None, extra lines) for one parameter."""

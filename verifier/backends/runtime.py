@@ -84,15 +84,10 @@ def get(value, span):
 
 
 def the_bag(bag, span, lo=0):
-    found = None
-    for k, n in enumerate(bag):
-        if n:
-            if n > 1 or found is not None:
-                raise Fault(span, f"the() expects exactly one card, found {sum(bag)}")
-            found = k
-    if found is None:
-        raise Fault(span, "the() of an empty zone")
-    return found + lo
+    n = sum(bag)
+    if n != 1:
+        raise Fault(span, "the() of an empty zone" if n == 0 else f"the() expects exactly one card, found {n}")
+    return bag.index(1) + lo
 
 
 def the_seq(seq, span):
