@@ -30,20 +30,18 @@ class ReplayResult:
     def summary(self) -> str:
         o = self.outcome
         kind = o["kind"]
-        if kind == "end":
-            return f"replayed {len(self.trace)} moves: every move legal; the game ended ({o['end']})"
-        if kind == "open":
-            return f"replayed {len(self.trace)} moves: every move legal; the game goes on"
-        if kind == "gap":
-            return f"replayed {len(self.trace)} moves: the last reaches an undecided point: {o['reason']}"
-        if kind == "violation":
-            names = ", ".join(v["property"] for v in o["violations"])
-            return f"replayed {len(self.trace)} moves: every move legal, but {names} violated"
-        if kind == "fault":
-            return f"replayed {len(self.trace)} moves: run-time error of the spec at move {o['step']}: {o['message']}"
-        if kind == "deadlock":
-            return f"replayed {len(self.trace)} moves: no legal move is left and the game has not ended (deadlock)"
-        return str(o)
+        n = len(self.trace)
+        text = {
+            "end": f"replayed {n} moves: every move legal; the game ended ({o.get('end')})",
+            "open": f"replayed {n} moves: every move legal; the game goes on",
+            "gap": f"replayed {n} moves: the last reaches an undecided point: {o.get('reason')}",
+            "fault": f"replayed {n} moves: run-time error of the spec at move {o.get('step')}: {o.get('message')}",
+            "deadlock": f"replayed {n} moves: every move legal, but no move is left and the game has not ended (deadlock)",
+        }[kind]
+        for v in o.get("violations", []):
+            tag = "expected: " if v["expected"] else ""
+            text += f"\n  {tag}{v['property']} violated from move {v['step']}: {v['message']}"
+        return text
 
     def to_json(self) -> dict:
         return {"ok": not self.problem, "outcome": self.outcome, "trace": self.trace.to_json()}
@@ -170,15 +168,15 @@ def replay(spec: ir.Spec, path: str) -> ReplayResult:
         steps.append(TraceStep(i, name, move[1], label, action.cite, describe_changes(spec, dom, before, after)))
         _compare(spec, codec, st, game.S, i, bad)
         for v in found:
-            violations.append({"step": i, "property": v.prop.name, "message": v.message,
-                               "expected": v.prop.expect_violated})
+            if all(x["property"] != v.prop.name for x in violations):
+                violations.append({"step": i, "property": v.prop.name, "message": v.message,
+                                   "expected": v.prop.expect_violated})
     if outcome["kind"] == "open":
-        if violations:
-            outcome = {"kind": "violation", "violations": violations}
-        elif game.ended() is not None:
+        if game.ended() is not None:
             outcome = {"kind": "end", "end": game.ended().name}
         elif not game.legal_moves():
             outcome = {"kind": "deadlock"}
+    outcome["violations"] = violations
     trace = Trace(spec, players, seed, game.params, steps, snapshots, outcome)
     problem = outcome["kind"] in ("fault", "deadlock") or any(not v["expected"] for v in violations)
     return ReplayResult(trace, outcome, problem)
