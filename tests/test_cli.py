@@ -1,0 +1,153 @@
+"""The command line: commands, exit codes, JSON, hostile input, progress, play from a pipe."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import EXAMPLES, ROOT, run_cli
+
+TRICKS = str(next(p for p in EXAMPLES if p.name == "little_tricks.rules"))
+
+
+def test_check_examples_ok():
+    r = run_cli("check", str(ROOT / "examples"))
+    assert r.code == 0, r
+    assert r.out.count(": ok") == len(EXAMPLES)
+
+
+def test_check_json_shape():
+    r = run_cli("check", "--json", TRICKS)
+    doc = json.loads(r.out)
+    assert doc["ok"] is True and r.code == 0
+    f = doc["files"][0]
+    assert set(f) == {"path", "ok", "rulebook", "diagnostics", "scenarios"}
+    assert all(set(s) == {"name", "ok", "message", "where", "cite", "moves"} for s in f["scenarios"])
+
+
+def test_failing_scenario_exits_1(tmp_path):
+    text = open(TRICKS).read().replace("expect round == 2", "expect round == 3")
+    path = tmp_path / "t.rules"
+    path.write_text(text)
+    (tmp_path / "rulebook.md").write_text(open(os.path.join(os.path.dirname(TRICKS), "rulebook.md")).read())
+    r = run_cli("check", str(path))
+    assert r.code == 1 and "exact_bid_scores FAILED" in r.out and "round == 3" in r.out
+
+
+def test_simulate_text_and_json():
+    r = run_cli("simulate", TRICKS, "--players", "3", "--games", "20", "--seed", "5")
+    assert r.code == 0 and "finished       20 of 20" in r.out and "moves per game" in r.out
+    j = run_cli("simulate", TRICKS, "--players", "3", "--games", "20", "--seed", "5", "--json")
+    doc = json.loads(j.out)
+    run = doc["runs"][0]
+    assert {"spec", "players", "seed", "games", "finished", "moves", "ends", "findings", "reachable", "stats"} <= set(run)
+    assert run["finished"] == 20 and set(run["moves"]) == {"min", "median", "max"}
+    assert all("trace" in f for f in run["findings"])
+
+
+def test_simulate_every_player_count_by_default():
+    doc = json.loads(run_cli("simulate", TRICKS, "--games", "3", "--json").out)
+    assert [r["players"] for r in doc["runs"]] == [3, 4]
+
+
+def test_simulate_is_quiet_when_piped():
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.run([sys.executable, "-m", "verifier", "simulate", TRICKS, "--games", "30", "--players", "3"],
+                       capture_output=True, text=True, env=env, cwd=ROOT)
+    assert p.returncode == 0 and p.stderr == ""
+
+
+def test_play_from_a_pipe():
+    r = run_cli("play", TRICKS, "--players", "3", "--seed", "2", stdin="1\n1\n1\n1\nr\nq\n")
+    assert r.code == 0, r
+    assert "name_trump" in r.out and "> make_bid" in r.out and "to choose" in r.out
+    # the hand of the player to move is shown, the others' only as counts
+    assert "10 cards" in r.out
+
+
+def test_play_whole_game_with_random_moves(tmp_path):
+    trace = tmp_path / "game.itf.json"
+    r = run_cli("play", TRICKS, "--players", "3", "--seed", "2", "--save-trace", str(trace), stdin="r\n" * 200)
+    assert r.code == 0 and "The game is over: game_over" in r.out
+    rr = run_cli("replay", TRICKS, str(trace))
+    assert rr.code == 0 and "game_over" in rr.out
+
+
+def test_play_bad_answer_from_a_pipe_exits_2():
+    r = run_cli("play", TRICKS, "--players", "3", stdin="1\nzzz\n")
+    assert r.code == 2 and "input line 2" in r.err and "E006" in r.err
+
+
+def test_play_refuses_to_overwrite(tmp_path):
+    existing = tmp_path / "keep.json"
+    existing.write_text("precious")
+    r = run_cli("play", TRICKS, "--save-trace", str(existing), stdin="q\n")
+    assert r.code == 2 and existing.read_text() == "precious"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["simulate", TRICKS, "--players", "9"], "for 3 to 4 players, not 9"),
+    (["simulate", TRICKS, "--games", "-1"], "not a positive number"),
+    (["simulate", TRICKS, "--games", "lots"], "not a whole number"),
+    (["frobnicate"], "invalid choice"),
+    (["simulate"], "required"),
+    (["check", "--no-such-flag", TRICKS], "unrecognized arguments"),
+])
+def test_usage_errors_exit_2(args, message):
+    r = run_cli(*args)
+    assert r.code == 2 and message in r.err and "error[E006]" in r.err and "Traceback" not in r.err
+
+
+def _hostile(tmp_path):
+    d = tmp_path
+    (d / "empty.rules").write_text("")
+    (d / "random.rules").write_bytes(os.urandom(4096))
+    (d / "latin1.rules").write_bytes("game caf\xe9\n".encode("latin-1"))
+    (d / "huge.rules").write_text("// x\n" * 2_100_000)
+    (d / "parens.rules").write_text("game g\nconst x = " + "(" * 20000 + "\n")
+    (d / "nested.rules").write_text("game g\nconst x = " + "(" * 20000 + "1" + ")" * 20000 + "\n")
+    (d / "folder").mkdir()
+    (d / "nul.rules").write_bytes(b"game g\x00\n")
+    return {
+        "missing": (str(d / "nope.rules"), "E001"),
+        "directory": (str(d / "folder"), "E001"),
+        "empty": (str(d / "empty.rules"), "E004"),
+        "random bytes": (str(d / "random.rules"), "E00"),
+        "not utf-8": (str(d / "latin1.rules"), "E002"),
+        "10 MB": (str(d / "huge.rules"), "E003"),
+        "20000 open parentheses": (str(d / "parens.rules"), "E005"),
+        "20000 nested parentheses": (str(d / "nested.rules"), "E005"),
+        "NUL bytes": (str(d / "nul.rules"), "E002"),
+    }
+
+
+@pytest.mark.parametrize("case", ["missing", "directory", "empty", "random bytes", "not utf-8", "10 MB",
+                                  "20000 open parentheses", "20000 nested parentheses", "NUL bytes"])
+@pytest.mark.parametrize("command", ["check", "simulate", "play"])
+def test_hostile_input(tmp_path, case, command):
+    path, code = _hostile(tmp_path)[case]
+    r = run_cli(command, path, stdin="q\n")
+    assert r.code == 2, r
+    assert "Traceback" not in r.err + r.out
+    assert f"error[{code}" in r.err
+
+
+def test_hostile_input_in_a_real_process(tmp_path):
+    """The same, through the installed entry point: exit 2 and no traceback."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    for path, _code in _hostile(tmp_path).values():
+        p = subprocess.run([sys.executable, "-m", "verifier", "check", path], capture_output=True, text=True, env=env)
+        assert p.returncode == 2 and "Traceback" not in p.stderr, (path, p.stderr[-500:])
+
+
+def test_help_lists_commands():
+    r = run_cli("--help") if False else None
+    p = subprocess.run([sys.executable, "-m", "verifier", "--help"], capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    for cmd in ("check", "test", "simulate", "replay", "play"):
+        assert cmd in p.stdout
+    assert r is None

@@ -1,0 +1,209 @@
+"""The interpreter: determinism, the move enumerator against the guards, and every kind of finding."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+
+import pytest
+
+from verifier.backends.interpreter import Program
+from verifier.pipeline import load_spec
+from verifier.simulate import record_trace, simulate
+from verifier.types import Domains
+
+from conftest import EXAMPLES, MINI, ROOT, compile_text
+
+FEATURES = ROOT / "tests" / "specs" / "good" / "features.rules"
+SPECS = EXAMPLES + [FEATURES]
+
+
+def _report(spec, players, games, seed):
+    doc = simulate(spec, players, games, seed).to_json()
+    doc.pop("seconds")
+    return doc
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_same_seed_same_games(path):
+    spec, _ = load_spec(str(path))
+    a = _report(spec, spec.min_players, 20, "s")
+    b = _report(spec, spec.min_players, 20, "s")
+    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def test_same_seed_same_trace_text():
+    spec, _ = load_spec(str(EXAMPLES[0]))
+    prog = Program(spec, spec.min_players)
+    games = []
+    for _ in range(2):
+        g = prog.start("fixed")
+        rng = random.Random("policy")
+        while g.ended() is None:
+            moves = g.legal_moves()
+            g.step(moves[rng.randrange(len(moves))])
+        games.append(record_trace(prog, "fixed", g.params, g.moves).render())
+    assert games[0] == games[1]
+
+
+def test_different_seeds_shuffle_differently():
+    spec = compile_text(MINI)
+    prog = Program(spec, 2)
+    stocks = {tuple(prog.start(f"seed-{i}").S[spec.state.index(spec.var("stock"))]) for i in range(10)}
+    assert len(stocks) > 5
+
+
+def _candidate_moves(prog, action_index, limit=4000):
+    """Every argument tuple of an action over its full parameter domains (when small enough)."""
+    action = prog.spec.actions[action_index]
+    doms = [prog.domains.values(t) for _n, t in action.params]
+    size = 1
+    for d in doms:
+        size *= len(d)
+    if size > limit:
+        return None
+    return [(action_index, args) for args in itertools.product(*doms)]
+
+
+@pytest.mark.parametrize("path", SPECS, ids=lambda p: p.name)
+def test_enumerated_moves_are_exactly_the_legal_ones(path):
+    """The optimised enumerator (narrowed loops) against the plain guard, on states of real games."""
+    spec, _ = load_spec(str(path))
+    checked = 0
+    for players in range(spec.min_players, spec.max_players + 1):
+        prog = Program(spec, players)
+        for g in range(3):
+            game = prog.start(f"enum/{g}")
+            rng = random.Random(g)
+            for _ in range(60):
+                if game.ended() is not None:
+                    break
+                listed = game.legal_moves()
+                assert len(listed) == len(set(listed)), "a move is listed twice"
+                for i in range(len(spec.actions)):
+                    candidates = _candidate_moves(prog, i)
+                    if candidates is None:
+                        continue
+                    by_guard = {m for m in candidates if game.is_legal(m)}
+                    by_enum = {m for m in listed if m[0] == i}
+                    assert by_guard == by_enum, (spec.actions[i].name, by_guard ^ by_enum)
+                    checked += 1
+                if not listed:
+                    break
+                try:
+                    game.step(listed[rng.randrange(len(listed))])
+                except Exception:
+                    break
+    assert checked > 50
+
+
+def _sim(text, players=2, games=5, **kw):
+    spec = compile_text(text)
+    return spec, simulate(spec, players, games, "t", **kw)
+
+
+def test_invariant_violation_found_with_shortest_trace():
+    text = MINI + '\n/// Broken on purpose.\ninvariant small_hands cite "Chips" "x": all(p in Player: size(hand[p]) < 2)\n'
+    spec, rep = _sim(text, games=20)
+    f = rep.findings["violation:small_hands"]
+    assert f.kind == "violation" and f.count >= 1 and f.expected is None
+    trace = record_trace(Program(spec, 2), f.seed, f.params, f.moves)
+    assert trace.outcome["kind"] == "violation" and trace.outcome["property"] == "small_hands"
+    # the shortest game reaching it: one player has taken two chips, which needs at least 3 moves
+    assert len(f.moves) >= 3
+    assert rep.problems
+
+
+def test_expected_violation_is_not_a_problem():
+    text = MINI + ('\n/// Known to fail.\ninvariant small_hands cite "Chips" "x" expect violated "known":'
+                   ' all(p in Player: size(hand[p]) < 2)\n')
+    _spec, rep = _sim(text, games=10)
+    assert rep.findings["violation:small_hands"].expected == "known"
+    assert not rep.problems
+
+
+def test_fault_draw_from_empty_pile():
+    text = MINI.replace("when p == turn and size(stock) > 0 and not done", "when p == turn and not done")
+    _spec, rep = _sim(text, games=10)
+    faults = [f for f in rep.findings.values() if f.kind == "fault"]
+    assert faults and "empty pile" in faults[0].message and faults[0].span.line > 1
+
+
+def test_gap_is_a_finding_not_a_crash():
+    text = MINI.replace("draw 1 from stock to hand[p]",
+                        'draw 1 from stock to hand[p]\n  if size(hand[p]) == 3 { undecided "three chips" cite "Play" "x" }')
+    _spec, rep = _sim(text, games=20)
+    gaps = [f for f in rep.findings.values() if f.kind == "gap"]
+    assert gaps and gaps[0].title == "rulebook gap: three chips"
+    assert rep.stopped.get("gap", 0) == gaps[0].count
+    assert not rep.problems
+
+
+def test_deadlock_detected():
+    text = MINI.replace("action stop() cite", "action stop() cite").replace(
+        "when size(stock) == 0 and not done", "when size(stock) == 0 and not done and false")
+    text = text.replace("when p == turn and c in hand[p] and not done", "when p == turn and c in hand[p] and not done and size(stock) > 0")
+    _spec, rep = _sim(text, games=5)
+    assert "deadlock" in rep.findings and rep.problems
+
+
+def test_step_limit():
+    # laying no longer removes the chip, and the game can never stop: it goes on forever
+    text = MINI.replace("move c from hand[p] to table", "skip").replace(
+        "when size(stock) == 0 and not done", "when false")
+    _spec, rep = _sim(text, games=2, max_steps=200)
+    assert "step_limit" in rep.findings and rep.findings["step_limit"].count == 2
+
+
+def test_ranking_that_does_not_decrease_is_reported():
+    text = MINI + ('\n/// Wrong on purpose.\nterminates wrong cite "End" "x": while not done decreases size(stock)\n')
+    _spec, rep = _sim(text, games=5)
+    f = rep.findings["violation:wrong"]
+    assert "did not decrease" in f.message
+
+
+def test_bound_counts_actions_after_trigger():
+    text = MINI + ('\n/// At most one lay after the stock is empty: false.\n'
+                   'bound one_lay cite "End" "x": after size(stock) == 0, at most 1 lay\n')
+    _spec, rep = _sim(text, games=10)
+    assert "violation:one_lay" in rep.findings
+    ok = MINI + ('\n/// At most six lays after the stock is empty.\n'
+                 'bound six_lays cite "End" "x": after size(stock) == 0, at most 6 lay\n')
+    _spec, rep = _sim(ok, games=10)
+    assert "violation:six_lays" not in rep.findings
+
+
+def test_out_of_range_assignment_is_a_fault():
+    text = MINI.replace("var done: bool", "var done: bool\nvar n: 0..2").replace("turn := left(p)\n}", "turn := left(p)\n  n += 1\n}", 1)
+    _spec, rep = _sim(text, games=3)
+    faults = [f for f in rep.findings.values() if f.kind == "fault"]
+    assert faults and "outside 0..2" in faults[0].message
+
+
+def test_reachable_counts_games():
+    text = MINI + '\n/// Sanity.\nreachable somebody_has_three cite "Play" "x": any(p in Player: size(hand[p]) >= 3)\n'
+    _spec, rep = _sim(text, games=10)
+    assert 0 < rep.reached["somebody_has_three"] <= 10
+
+
+def test_params_respect_where_and_are_drawn_per_game():
+    spec, _ = load_spec(str(FEATURES))
+    prog = Program(spec, 3)
+    seen = set()
+    for i in range(30):
+        g = prog.start(f"p{i}")
+        order_, chosen, start = g.params
+        assert len(chosen) == 2 and sorted(order_) == [0, 1, 2] and 0 <= start < 3
+        seen.add(order_)
+    assert len(seen) > 3
+
+
+def test_domains_index_round_trip():
+    dom = Domains(4)
+    spec = compile_text(MINI)
+    chip = spec.records["Chip"]
+    for k in dom.values(chip):
+        from verifier.types import record_fields, record_kind
+
+        assert record_kind(chip, record_fields(chip, k, dom), dom) == k
