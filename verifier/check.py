@@ -92,7 +92,7 @@ class Checker:
         self.m = Model(spec)
         self.diags: list[Diagnostic] = []
         self.context: str | None = None
-        self._def_stack: list[str] = []
+        self._membership_literal = False
 
     # ---- reporting ---------------------------------------------------------------------
     def err(self, code, msg, span, hint=None):
@@ -115,6 +115,7 @@ class Checker:
         self.collect_header(decls)
         self.collect_types(decls)
         self.collect_values(decls)
+        self.check_cycles(decls)
         for d in decls:
             self.context = self._ctx(d)
             self.check_decl(d)
@@ -264,29 +265,17 @@ class Checker:
                 return tcls(e) if e else None
         raise AssertionError(te)
 
-    def const_int(self, e) -> int | None:
-        """A number fixed before the game starts (literals, arithmetic, constants without players)."""
-        if isinstance(e, ast.IntLit):
-            return e.value
-        if isinstance(e, ast.Unary) and e.op == "-":
-            v = self.const_int(e.expr)
-            return None if v is None else -v
-        if isinstance(e, ast.Binary) and e.op in "+-*/%":
-            a, b = self.const_int(e.left), self.const_int(e.right)
-            if a is None or b is None:
-                return None
-            if e.op in "/%" and b == 0:
-                self.err("E207", "division by zero", e.span)
-                return None
-            return {"+": a + b, "-": a - b, "*": a * b, "/": a // b if b else 0, "%": a % b if b else 0}[e.op]
-        if isinstance(e, ast.Name):
-            d = next((d for d in self.spec.decls if isinstance(d, ast.ConstDecl) and d.name == e.id), None)
-            if d is not None and not any(isinstance(n, (ast.PlayersLit, ast.Name)) and not (
-                    isinstance(n, ast.Name) and n.id == e.id) for n in ast.walk(d.expr)):
-                return self.const_int(d.expr)
-        self.err("E208", "a type's bounds must be fixed numbers", e.span,
-                 hint="write a number such as 0..24; bounds cannot depend on `players` or the state")
-        return None
+    def const_int(self, e, _seen: frozenset = frozenset(), report: bool = True) -> int | None:
+        """A number fixed before the game starts (literals, arithmetic, constants of those)."""
+        value = self._fixed_int(e, _seen)
+        if value is None and report:
+            self.err("E208", "a type's bounds must be fixed numbers", e.span,
+                     hint="write a number such as 0..24, or a constant that is one; bounds cannot depend on "
+                          "`players`, parameters or the state")
+        return value
+
+    def _fixed_int(self, e, seen: frozenset) -> int | None:
+        return fixed_int(self.spec.decls, e, seen)
 
     # ---- value namespace ---------------------------------------------------------------
     def collect_values(self, decls):
@@ -309,12 +298,16 @@ class Checker:
             if isinstance(d, (ast.VarDecl, ast.ParamDecl)):
                 t = self.resolve_type(d.type)
                 if t is not None:
-                    if isinstance(t, (BagT, PileT)):
+                    inner = t
+                    while isinstance(inner, MapT):
+                        inner = inner.value
+                    if isinstance(inner, (BagT, PileT)):
                         self.err("E210", f"'{d.name}' holds cards: declare it as a zone", d.type.span,
-                                 hint=f"zone {d.name}: {'pile' if isinstance(t, PileT) else 'bag'} of {t.elem}")
-                    elif isinstance(d, ast.ParamDecl) and not (t.finite or isinstance(t, (SetT, OrderT, MapT))):
+                                 hint=f"zone {d.name}: {'pile' if isinstance(inner, PileT) else 'bag'} of {inner.elem}")
+                    elif isinstance(d, ast.ParamDecl) and not _drawable(t):
                         self.err("E205", f"parameter '{d.name}' needs a finite type, not '{t}'", d.type.span,
-                                 hint="a simulation draws a parameter from its type: use a range, enum, set, order or map")
+                                 hint="a simulation draws a parameter from its type: use a range, enum, Player, "
+                                      "set, order, or a map to one of those")
                 self.set_value_type(d.name, t, d)
             elif isinstance(d, ast.ZoneDecl):
                 elem = self.resolve_type(d.elem)
@@ -377,6 +370,42 @@ class Checker:
         if sym is not None and sym.decl is d:
             sym.type = t
             self.m.decl_types[id(d)] = t
+
+    def check_cycles(self, decls):
+        """Definitions and procedures are expanded in place: no cycle of calls among them."""
+        bodies = {d.name: d for d in decls if isinstance(d, (ast.DefDecl, ast.ProcDecl)) and self.owns(d)}
+        calls: dict[str, list[tuple[str, ast.Call]]] = {}
+        for name, d in bodies.items():
+            out = []
+            for node in ast.walk(d.expr if isinstance(d, ast.DefDecl) else d.body):
+                call = node.call if isinstance(node, ast.CallStmt) else node if isinstance(node, ast.Call) else None
+                if call is not None and call.func in bodies:
+                    out.append((call.func, call))
+            calls[name] = out
+        state: dict[str, int] = {}  # 1 visiting, 2 done
+        reported: set[str] = set()
+
+        def visit(name, path):
+            state[name] = 1
+            for callee, call in calls.get(name, ()):
+                if state.get(callee) == 1:
+                    cycle = path[path.index(callee):] + [callee]
+                    if callee not in reported:
+                        reported.update(cycle)
+                        what = "definition" if isinstance(bodies[callee], ast.DefDecl) else "procedure"
+                        msg = (f"{what} '{callee}' calls itself" if len(cycle) == 2 else
+                               f"{what} '{callee}' calls itself through " + " -> ".join(cycle))
+                        self.err("E209", msg, call.func_span or call.span,
+                                 hint="definitions and procedures are expanded in place and cannot recurse; "
+                                      "use a quantifier or a `for` loop")
+                elif state.get(callee) is None:
+                    visit(callee, path + [callee])
+            state[name] = 2
+
+        for name in bodies:
+            if name not in state:
+                visit(name, [name])
+        self._cyclic = reported
 
     # ---- declarations ------------------------------------------------------------------
     def check_decl(self, d):
@@ -473,9 +502,7 @@ class Checker:
         for p in d.params:
             self.bind(scope, p.name, self.m.decl_types.get(id(p)), p.span, p)
         ret = self.m.values[d.name].type if d.name in self.m.values else None
-        self._def_stack.append(d.name)
         t = self.expr(d.expr, scope, ret)
-        self._def_stack.pop()
         if t is not None and ret is not None and not assignable(t, ret):
             self.err("E201", f"'{d.name}' should give {ret} but its body is {t}", d.expr.span)
 
@@ -486,9 +513,7 @@ class Checker:
         scope = Scope(where="a procedure")
         for p in d.params:
             self.bind(scope, p.name, self.m.decl_types.get(id(p)), p.span, p)
-        self._def_stack.append(d.name)
         self.block(d.body, scope)
-        self._def_stack.pop()
 
     def decl_InitDecl(self, d):
         self.clauses(d, {"Cite"}, need_cite=False)
@@ -553,6 +578,8 @@ class Checker:
     def decl_StatDecl(self, d):
         self.clauses(d, {"Cite"}, need_cite=False)
         scope = Scope(where="a stat")
+        if len(d.params) > 1:
+            self.err("E202", "a stat takes at most one parameter (its value is reported for each)", d.params[1].span)
         for p in d.params:
             t = self.resolve_type(p.type)
             if t is not None and not t.finite:
@@ -589,7 +616,7 @@ class Checker:
                     self.err("E305", "`setup` comes before the first move", step.span)
                 self.block(step.body, Scope(scope))
             elif isinstance(step, (ast.ScDo, ast.ScIllegal)):
-                if ended or gap:
+                if gap or (ended and isinstance(step, ast.ScDo)):
                     self.err("E305", "no move can follow the end of the game or a gap", step.span)
                 self.action_call(step.call, scope)
                 moved = True
@@ -745,10 +772,6 @@ class Checker:
                 self.expr(a.expr, scope)
             return
         sym.used = True
-        if call.func in self._def_stack:
-            self.err("E209", f"procedure '{call.func}' calls itself", call.span,
-                     hint="procedures are expanded in place, so they cannot recurse; use a `for` loop")
-            return
         self.m.refs[id(call)] = sym
         self.call_args(call, [(p.name, self.m.decl_types.get(id(p))) for p in sym.decl.params], scope,
                        f"procedure '{call.func}'")
@@ -983,10 +1006,28 @@ class Checker:
             self.cond(e.right, scope)
             return BOOL
         if op in ("in", "notin"):
+            if isinstance(e.right, (ast.BagLit, ast.ListLit)):  # `x in {a, b}`: the literal holds x's type
+                lt = self.expr(e.left, scope)
+                want = (SetT(lt) if isinstance(e.right, ast.BagLit) else ListT(lt)) if lt is not None else None
+                self._membership_literal = True  # only tested for membership: any type of value will do
+                try:
+                    ct = self.domain(e.right, scope, membership=True, expected=want)
+                finally:
+                    self._membership_literal = False
+                if lt is not None and ct is not None and not assignable(lt, ct):
+                    self.err("E201", f"{lt} cannot be a member of {ct}", e.span)
+                return BOOL
             ct = self.domain(e.right, scope, membership=True)
             self.expect_type(e.left, scope, ct) if ct is not None else self.expr(e.left, scope)
             return BOOL
         if op in ("==", "!="):
+            if isinstance(e.left, (ast.BagLit, ast.ListLit, ast.NoneLit)) and \
+                    not isinstance(e.right, (ast.BagLit, ast.ListLit, ast.NoneLit)):
+                rt = self.expr(e.right, scope)
+                lt = self.expr(e.left, scope, rt)
+                if lt is not None and rt is not None and not comparable(lt, rt):
+                    self.err("E201", f"cannot compare {lt} with {rt}", e.span)
+                return BOOL
             lt = self.expr(e.left, scope)
             rt = self.expr(e.right, scope, lt if lt is not None and not isinstance(lt, NoneT) else None)
             if isinstance(e.right, ast.Name) and rt is None and lt is not None:
@@ -1071,13 +1112,18 @@ class Checker:
                     self.err("E201", "a set holds each value once; `n of` is for bags", item.count.span)
                 self.expect_type(item.count, inner, INT)
             t = self.expect_type(item.expr, inner, want) if want is not None else self.expr(item.expr, inner)
-            if t is not None and not indexable(t):
+            if t is not None and not indexable(t) and not (make is SetT and self._membership_literal):
                 self.err("E205", f"a {make.__name__[:-1].lower()} holds values of a finite type, not {t}", item.expr.span)
                 return None
             if et is None:
                 et = t
             elif t is not None and not same_elements(t, et):
-                self.err("E201", f"mixed elements: {et} and {t}", item.expr.span)
+                if assignable(t, et):
+                    pass
+                elif assignable(et, t):
+                    et = t
+                else:
+                    self.err("E201", f"mixed elements: {et} and {t}", item.expr.span)
         if et is None:
             return make(None) if not e.items else None
         return make(et)
@@ -1110,9 +1156,9 @@ class Checker:
             return ets[0]
         return t if not isinstance(t, (PlayerT,)) else INT
 
-    def domain(self, e, scope: Scope, membership: bool = False) -> Type | None:
+    def domain(self, e, scope: Scope, membership: bool = False, expected: Type | None = None) -> Type | None:
         """The element type of something iterable: a finite type, a range, a zone, set, order or list."""
-        t = self.expr(e, scope)
+        t = self.expr(e, scope, expected)
         if t is None:
             return None
         if isinstance(t, _TypeAsValue):
@@ -1138,10 +1184,6 @@ class Checker:
         sym = scope.lookup(name) or self.m.values.get(name)
         if sym is not None and sym.kind == "def":
             sym.used = True
-            if name in self._def_stack:
-                self.err("E209", f"definition '{name}' calls itself", e.span,
-                         hint="definitions are expanded in place and cannot recurse; use a quantifier")
-                return sym.type
             self.m.refs[id(e)] = sym
             self.call_args(e, [(p.name, self.m.decl_types.get(id(p))) for p in sym.decl.params], scope,
                            f"'{name}'")
@@ -1231,9 +1273,9 @@ class Checker:
             if not scope.allow_state:
                 self.err("E203", f"{scope.where} cannot depend on the state (total() counts cards in zones)", e.span)
                 return None
-            if not any(isinstance(s.type, (BagT, PileT)) and same_elements(s.type.elem, t)
+            if not any(isinstance(s.type, (BagT, PileT)) and assignable(t, s.type.elem)
                        or isinstance(s.type, MapT) and isinstance(s.type.value, (BagT, PileT))
-                       and same_elements(s.type.value.elem, t)
+                       and assignable(t, s.type.value.elem)
                        for s in self.m.values.values() if s.kind == "zone"):
                 self.err("E201", f"total() counts a card across all zones; no zone holds {t}", args[0].span)
                 return None
@@ -1261,6 +1303,34 @@ class Checker:
             if sym.kind in ("var", "zone", "def", "proc", "const") and not sym.used and sym.decl is not None:
                 self.context = None
                 self.diags.append(warning("W402", f"{sym.kind} '{name}' is never used", sym.span))
+
+
+def fixed_int(decls, e, seen: frozenset = frozenset()) -> int | None:
+    """The value of a number fixed before the game (literals, arithmetic, constants of those), or None."""
+    if isinstance(e, ast.IntLit):
+        return e.value
+    if isinstance(e, ast.Unary) and e.op == "-":
+        v = fixed_int(decls, e.expr, seen)
+        return None if v is None else -v
+    if isinstance(e, ast.Binary) and e.op in "+-*/%":
+        a, b = fixed_int(decls, e.left, seen), fixed_int(decls, e.right, seen)
+        if a is None or b is None or (e.op in "/%" and b == 0):
+            return None
+        return {"+": a + b, "-": a - b, "*": a * b, "/": a // b if b else 0, "%": a % b if b else 0}[e.op]
+    if isinstance(e, ast.Name) and e.id not in seen:
+        d = next((d for d in decls if isinstance(d, ast.ConstDecl) and d.name == e.id), None)
+        if d is not None:
+            return fixed_int(decls, d.expr, seen | {e.id})
+    return None
+
+
+def _drawable(t) -> bool:
+    """Types a parameter can have: every value can be drawn (and, for proofs, enumerated)."""
+    if isinstance(t, MapT):
+        return indexable(t.key) and _drawable(t.value)
+    if isinstance(t, OptT):
+        return indexable(t.inner)
+    return t.finite
 
 
 def _kind_phrase(kind: str) -> str:

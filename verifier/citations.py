@@ -94,6 +94,7 @@ def all_cites(spec: ir.Spec) -> list[tuple[str, ir.Cite]]:
     for u in spec.undecided:
         if u.cite:
             out.append(("undecided", u.cite))
+    out.extend(spec.other_cites)
     return out
 
 

@@ -254,6 +254,7 @@ class For(Stmt):
 class Let(Stmt):
     name: str = ""
     value: Expr = None
+    declared: Type | None = None  # a procedure's parameter type: the argument is range-checked
 
 
 @dataclass(frozen=True, eq=False)
@@ -437,6 +438,7 @@ class Spec:
     stats: list[Stat]
     scenarios: list[Scenario]
     undecided: list[Undecided] = field(default_factory=list)
+    other_cites: list[tuple[str, Cite]] = field(default_factory=list)  # on vars, zones, procs, stats
 
     def var(self, name: str) -> StateVar:
         return next(v for v in self.state if v.name == name)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 
 from . import ast, ir
-from .check import Model, _TypeAsValue
+from .check import Model, _TypeAsValue, fixed_int
 from .types import (BOOL, INT, PLAYER, BagT, EnumT, IntT, ListT, MapT, OptT, OrderT, PileT, PlayerT, RecordT,
                     SetT, TupleT, Type, is_numeric)
 
@@ -60,13 +60,16 @@ class _Lowerer:
                  for d in decls if isinstance(d, ast.StatDecl)]
         scenarios = [self.scenario(d) for d in decls if isinstance(d, ast.ScenarioDecl)]
         g, e, p = m.game, m.edition, m.players
+        other_cites = [(f"{type(d).__name__.replace('Decl', '').lower()} {d.name}", _cite(_clause(d, ast.Cite)))
+                       for d in decls if isinstance(d, (ast.VarDecl, ast.ZoneDecl, ast.ProcDecl, ast.StatDecl))
+                       and _clause(d, ast.Cite) is not None]
         return ir.Spec(
             path=m.spec.path, game=g.name, title=g.title, edition=e.name if e else None,
             edition_title=e.title if e else None, source=m.source.path if m.source else None,
             min_players=p.lo, max_players=p.hi, players_cite=_cite(p.cite), enums=enums, records=records,
             consts=consts, params=params, state=state, defs=defs, init=init,
             init_cite=_cite(_clause(init_decl, ast.Cite)), actions=actions, properties=properties, ends=ends,
-            stats=stats, scenarios=scenarios, undecided=self.undecided)
+            stats=stats, scenarios=scenarios, undecided=self.undecided, other_cites=other_cites)
 
     def consts(self, decls) -> list[ir.Const]:
         """Constants in an order where each comes after those it uses."""
@@ -97,7 +100,7 @@ class _Lowerer:
         gap = None
         if exhausted is not None and exhausted.reason is not None:
             gap = self.new_undecided(exhausted.span, exhausted.reason, exhausted.cite)
-        default_vis = "hidden" if d.kind == "pile" else "public"
+        default_vis = "count" if d.kind == "pile" else "public"
         return ir.StateVar(d.name, t, d.span, d.doc, True, vis.mode if vis else default_vis,
                            refill.source if refill else None, bool(refill and refill.shuffled),
                            None if exhausted is None else ("skip" if exhausted.reason is None else "undecided"), gap)
@@ -131,18 +134,8 @@ class _Lowerer:
             return ir.Property(expr=self.expr(b.expr), **common)
         if d.kind == "terminates":
             return ir.Property(cond=self.expr(b.cond), ranks=tuple(self.expr(r) for r in b.ranks), **common)
-        return ir.Property(trigger=self.expr(b.trigger), limit=self.const_int(b.limit), action=b.action, **common)
-
-    @staticmethod
-    def const_int(e) -> int:
-        if isinstance(e, ast.IntLit):
-            return e.value
-        if isinstance(e, ast.Unary):
-            return -_Lowerer.const_int(e.expr)
-        if isinstance(e, ast.Binary):
-            a, b = _Lowerer.const_int(e.left), _Lowerer.const_int(e.right)
-            return {"+": a + b, "-": a - b, "*": a * b, "/": a // b, "%": a % b}[e.op]
-        raise AssertionError(e)
+        return ir.Property(trigger=self.expr(b.trigger), limit=fixed_int(self.m.spec.decls, b.limit),
+                           action=b.action, **common)
 
     def scenario(self, d: ast.ScenarioDecl) -> ir.Scenario:
         players = self.m.players.lo
@@ -251,7 +244,7 @@ class _Lowerer:
         for p, a in zip(proc.params, args):
             value = self.expr(a.expr)
             name = prefix + p.name
-            lets.append(ir.Let(call.span, name, value))
+            lets.append(ir.Let(call.span, name, value, self.m.decl_types.get(id(p))))
             frame[p.name] = name
         self.renames.append(frame)
         body = self.block(proc.body)

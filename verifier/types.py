@@ -235,12 +235,9 @@ def assignable(src: Type, dst: Type) -> bool:
 
 
 def same_elements(a: Type, b: Type) -> bool:
-    """Zones exchange cards only when their element types index the same way."""
-    if a == b:
-        return True
-    if isinstance(a, EnumT) and isinstance(b, EnumT):
-        return a.includes(b) or b.includes(a)
-    return False
+    """Zones exchange cards only when they hold the same type (a bag of an enum's extension has
+    more slots than a bag of the enum)."""
+    return a == b
 
 
 def comparable(a: Type, b: Type) -> bool:
