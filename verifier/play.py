@@ -33,14 +33,16 @@ def view(program: Program, S: list, viewer: int | None, everything: bool = False
             for k, v in zip(dom.values(t.key), value):
                 key = format_value(t.key, k, dom)
                 mine = vis == "owner" and isinstance(t.key, PlayerT) and k == viewer
-                parts.append(f"{key}: {format_value(t.value, v, dom) if mine else _count(t.value, v)}")
+                parts.append(f"{key}: {format_value(t.value, v, dom) if mine else _count(t.value, v, vis)}")
             lines.append(f"{var.name}: {{{', '.join(parts)}}}")
         else:
-            lines.append(f"{var.name}: {_count(t, value)}")
+            lines.append(f"{var.name}: {_count(t, value, vis)}")
     return lines
 
 
-def _count(t, v) -> str:
+def _count(t, v, vis: str = "count") -> str:
+    if vis == "hidden":
+        return "(hidden)"
     if isinstance(t, BagT):
         return f"{sum(v)} cards"
     if isinstance(t, PileT):
@@ -53,7 +55,15 @@ def play(spec: ir.Spec, players: int, seed: str, inp, out, save_path: str | None
     from .trace import dump_itf
 
     program = Program(spec, players)
-    game = program.start(seed)
+    try:
+        game = program.start(seed)
+    except Gap as exc:
+        u = spec.undecided[exc.id]
+        print(f"The setup reaches an undecided point: {u.reason}" + (f"  {u.cite.label()}" if u.cite else ""), file=out)
+        return EXIT_OK
+    except Fault as exc:
+        print(f"Run-time error in the spec's setup: {exc.message} (at {program.span(exc.span_id)})", file=out)
+        return EXIT_FOUND
     policy = random.Random(f"{seed}/policy")
     interactive = hasattr(inp, "isatty") and inp.isatty()
     say = lambda text="": print(text, file=out, flush=True)  # noqa: E731

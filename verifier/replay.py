@@ -113,6 +113,13 @@ def replay(spec: ir.Spec, path: str) -> ReplayResult:
         game = program.start(seed, params)
     except ParamError as exc:
         bad(str(exc), None)
+    except Gap as exc:
+        u = spec.undecided[exc.id]
+        empty = Trace(spec, players, seed, params or [], [], [], {"kind": "gap", "reason": u.reason})
+        return ReplayResult(empty, {"kind": "gap", "step": 0, "reason": u.reason, "violations": []}, False)
+    except Fault as exc:
+        empty = Trace(spec, players, seed, params or [], [], [], {"kind": "fault"})
+        return ReplayResult(empty, {"kind": "fault", "step": 0, "message": exc.message, "violations": []}, True)
     states = doc["states"]
     _compare(spec, codec, states[0], game.S, 0, bad)
     steps: list[TraceStep] = []

@@ -53,21 +53,36 @@ def run_scenario(program: Program, sc: ir.Scenario) -> ScenarioResult:
     log: list[str] = []
     moves = 0
     try:
-        game = _start(program, sc)
+        try:
+            game = _start(program, sc)
+        except Gap as exc:
+            raise _Fail(f"the setup reaches an undecided point: {program.spec.undecided[exc.id].reason}", sc.span)
         gap = None
+        setup_checked = False
         for step in sc.steps:
             if isinstance(step, ir.SetParam):
                 continue
             if isinstance(step, ir.Setup):
-                program.gen.compile_block(step.body)(game.S, game.P, game.chance)
+                try:
+                    program.gen.compile_block(step.body)(game.S, game.P, game.chance)
+                except Gap as exc:
+                    raise _Fail(f"the setup reaches an undecided point: {program.spec.undecided[exc.id].reason}",
+                                step.span)
                 log.append("setup")
-            elif isinstance(step, ir.Do):
+                continue
+            if not setup_checked:  # the arranged state must be one the invariants allow
+                setup_checked = True
+                _check_setup(program, game, step.span)
+            if isinstance(step, ir.Do):
                 if gap is not None:
                     raise _Fail(f"a move follows the undecided point '{gap}'", step.span)
                 move = _move(program, game, step)
                 label = program.move_label(move)
                 failing = game.failing_conjunct(move)
                 if step.illegal:
+                    if game.ended() is not None:
+                        log.append(f"illegal {label} (as expected: the game has ended)")
+                        continue
                     if failing < 0:
                         raise _Fail(f"{label} should be illegal here, but the rules allow it", step.span)
                     log.append(f"illegal {label} (as expected: {_conjunct(program, move, failing)} is false)")
@@ -117,6 +132,13 @@ def run_scenario(program: Program, sc: ir.Scenario) -> ScenarioResult:
         return ScenarioResult(sc, False, str(exc), sc.span, moves, log)
 
 
+def _check_setup(program: Program, game: Game, span) -> None:
+    bad = [p for p, fn in program.invariants if not p.expect_violated and not fn(game.S, game.P)]
+    if bad:
+        raise _Fail(f"the state after setup breaks invariant {bad[0].name}: arrange a state the rules can reach",
+                    span)
+
+
 def _start(program: Program, sc: ir.Scenario) -> Game:
     import random
 
@@ -136,6 +158,9 @@ def _start(program: Program, sc: ir.Scenario) -> Game:
                             "each exactly once", s.span)
             value = tuple(value)
         i = index[s.target.var]
+        if not program.fits(s.target.type, value):
+            raise _Fail(f"{program.format(s.target.type, value) if _shown(program, s.target.type, value) else value!r} "
+                        f"is not a value of {s.target.type} with {program.players} players", s.span)
         if not s.target.path:
             P[i] = value
         else:
@@ -153,21 +178,22 @@ def _start(program: Program, sc: ir.Scenario) -> Game:
     return program.start(seed, P[:len(spec.params)])
 
 
+def _shown(program, t, value) -> bool:
+    try:
+        program.format(t, value)
+        return True
+    except Exception:  # an ill-typed value cannot be formatted: show its repr
+        return False
+
+
 def _move(program: Program, game: Game, step: ir.Do):
     index = program.action_index[step.action]
     args = tuple(program.gen.compile_expr(a)(game.S, game.P) for a in step.args)
     action = program.spec.actions[index]
     for (name, t), v, a in zip(action.params, args, step.args):
-        if not _fits(program, t, v):
+        if not program.fits(t, v):
             raise _Fail(f"argument {name} = {v} is not a {t} with {program.players} players", a.span)
     return (index, args)
-
-
-def _fits(program: Program, t, v) -> bool:
-    try:
-        return v in program.domains.values(t)
-    except TypeError:
-        return True
 
 
 def _conjunct(program: Program, move, index: int) -> str:

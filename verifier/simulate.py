@@ -185,8 +185,14 @@ def simulate(spec: ir.Spec, players: int, games: int, seed, max_steps: int = 100
     t0 = time.perf_counter()
     for g in range(games):
         game_seed = f"{seed}/{g}"
-        game = program.start(game_seed)
-        result = play_random(game, random.Random(f"{game_seed}/policy"), max_steps, check)
+        try:
+            game = program.start(game_seed)
+        except (Fault, Gap) as exc:  # the setup itself faults or reaches a gap
+            f = gap_finding(spec, exc.id) if isinstance(exc, Gap) else fault_finding(program, exc)
+            result = GameResult([], None, [f], set(), {})
+            game = None
+        else:
+            result = play_random(game, random.Random(f"{game_seed}/policy"), max_steps, check)
         report.moves.append(len(result.moves))
         if result.end is not None:
             report.finished += 1
@@ -197,8 +203,9 @@ def simulate(spec: ir.Spec, players: int, games: int, seed, max_steps: int = 100
         if stopping:
             kind = stopping[0].kind
             report.stopped[kind] = report.stopped.get(kind, 0) + 1
+        params = game.params if game is not None else []
         for f in result.findings:
-            f.seed, f.params = game_seed, game.params
+            f.seed, f.params = game_seed, params
             known = report.findings.get(f.key)
             if known is None:
                 f.count = 1
@@ -218,9 +225,15 @@ def simulate(spec: ir.Spec, players: int, games: int, seed, max_steps: int = 100
 def record_trace(program: Program, seed: str, params: list, moves: list) -> Trace:
     """Replay moves from a seed, keeping every state and what each step changed."""
     spec = program.spec
-    game = program.start(seed, params)
-    states = [game.snapshot()]
     steps: list[TraceStep] = []
+    try:
+        game = program.start(seed, params or None)
+    except Gap as exc:
+        u = spec.undecided[exc.id]
+        return Trace(spec, program.players, seed, list(params), steps, [], {"kind": "gap", "reason": u.reason, "setup": True})
+    except Fault as exc:
+        return Trace(spec, program.players, seed, list(params), steps, [], {"kind": "fault", "message": exc.message, "setup": True})
+    states = [game.snapshot()]
     outcome: dict = {"kind": "open"}
     try:
         for i, move in enumerate(moves, 1):

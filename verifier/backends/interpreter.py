@@ -76,12 +76,31 @@ class Program:
         for attempt in range(10000):
             for i, p in enumerate(params):
                 P[i] = fixed[p.name] if p.name in fixed else self.random_value(p.type, rng)
+            self.ns["consts"](P)  # a parameter's condition may use constants
             if all(self.ns[f"pwhere_{i}"](P) for i, p in enumerate(params) if p.where is not None):
                 return P
             if all(p.name in fixed for p in params if p.where is not None):
                 break
         bad = [p.name for i, p in enumerate(params) if p.where is not None and not self.ns[f"pwhere_{i}"](P)]
         raise ParamError(f"no value of parameter {', '.join(bad)} satisfies its `where` condition")
+
+    def fits(self, t: Type, value) -> bool:
+        """Whether `value` is a value of type t with this player count (for values given by users)."""
+        if isinstance(t, MapT):
+            return isinstance(value, list) and len(value) == self.domains.size(t.key) and all(
+                self.fits(t.value, v) for v in value)
+        if isinstance(t, OptT):
+            return value is None or self.fits(t.inner, value)
+        if isinstance(t, OrderT):
+            return isinstance(value, tuple) and sorted(value) == self.domains.values(t.elem)
+        if isinstance(t, SetT):
+            return isinstance(value, frozenset) and all(self.fits(t.elem, v) for v in value)
+        if isinstance(t, IntT):
+            return isinstance(value, int) and (t.lo is None or t.lo <= value) and (t.hi is None or value <= t.hi)
+        try:
+            return value in self.domains.values(t)
+        except TypeError:
+            return True
 
     def random_value(self, t: Type, rng: random.Random):
         if isinstance(t, MapT):

@@ -91,6 +91,11 @@ def _maximal_aggregates(node, out: list):
     return out
 
 
+def _text(message: str) -> str:
+    """Text safe inside a generated single-quoted f-string."""
+    return message.replace("\\", "\\\\").replace("'", "\\'").replace("{", "{{").replace("}", "}}").replace("\n", " ")
+
+
 def _py(name: str) -> str:
     return "v_" + name
 
@@ -115,7 +120,7 @@ class PyGen:
                         "_items": runtime.items, "_expand": runtime.expand, "_make_bag": runtime.make_bag,
                         "_bag_add": runtime.bag_add, "_bag_sub": runtime.bag_sub, "_as_bag": runtime.as_bag,
                         "_as_pile": runtime.as_pile, "_remove_from_pile": runtime.remove_from_pile,
-                        "_take_bag": runtime.take_bag, "_check_order": runtime.check_order,
+                        "_take_bag": runtime.take_bag, "_check_order": runtime.check_order, "_ix": runtime.ix,
                         "_chain": itertools.chain, "_compress": itertools.compress, "_U": _UNSET,
                         "_add": operator.add}
         self._consts: dict = {}
@@ -161,6 +166,21 @@ class PyGen:
     def size(self, t: Type) -> int:
         return self.dom.size(t)
 
+    def checked_key(self, key_t: Type, index: ir.Expr, span) -> str:
+        """Source for the slot of `index` in a map or bag keyed by key_t, checked when needed."""
+        code = self.ex(index)
+        it = index.type
+        safe = (it == key_t or isinstance(key_t, EnumT) and isinstance(it, EnumT) and key_t.includes(it)
+                or isinstance(key_t, (BoolT, RecordT, OptT)))
+        if isinstance(index, ir.Lit) and isinstance(index.value, int) and not isinstance(index.value, bool) \
+                and isinstance(key_t, (IntT, PlayerT)):
+            safe = self.in_range(key_t, index.value)
+        if isinstance(key_t, IntT) and isinstance(it, IntT) and it.finite and key_t.lo <= it.lo and it.hi <= key_t.hi:
+            safe = True
+        if safe:
+            return self.key(key_t, code)
+        return f"_ix({self.key(key_t, code)}, {self.size(key_t)}, {self.span(span)})"
+
     def values_const(self, t: Type) -> str:
         return self.const(tuple(self.dom.values(t)), "D")
 
@@ -202,9 +222,9 @@ class PyGen:
                 conds.append(f"{code} < {t.lo}")
             if t.hi is not None:
                 conds.append(f"{code} > {t.hi}")
-            return [f"if {' or '.join(conds)}: raise _Fault({span_id}, f'{what} would be {{{code}}}, outside {t}')"]
+            return [f"if {' or '.join(conds)}: raise _Fault({span_id}, f'{_text(what)} would be {{{code}}}, outside {t}')"]
         if isinstance(t, PlayerT):
-            return [f"if not 0 <= {code} < N: raise _Fault({span_id}, f'{what} would be {{{code}}}, not a player')"]
+            return [f"if not 0 <= {code} < N: raise _Fault({span_id}, f'{_text(what)} would be {{{code}}}, not a player')"]
         return []
 
     def in_range(self, t: Type, v: int) -> bool:
@@ -264,13 +284,9 @@ class PyGen:
         base, idx = self.ex(e.base), self.ex(e.index)
         sid = self.span(e.span)
         if isinstance(bt, MapT):
-            if isinstance(bt.key, IntT) and bt.key.lo is not None:
-                return f"_at({base}, {idx} - {bt.key.lo}, {sid})" if bt.key.lo else f"_at({base}, {idx}, {sid})"
-            return f"{base}[{self.key(bt.key, idx)}]"
+            return f"{base}[{self.checked_key(bt.key, e.index, e.span)}]"
         if isinstance(bt, BagT):
-            if isinstance(bt.elem, IntT):
-                return f"_at({base}, {idx} - {bt.elem.lo}, {sid})"
-            return f"{base}[{self.key(bt.elem, idx)}]"
+            return f"{base}[{self.checked_key(bt.elem, e.index, e.span)}]"
         if isinstance(bt, PileT):
             return f"{base}.count({idx})"
         return f"_at({base}, {idx}, {sid})"
@@ -307,6 +323,9 @@ class PyGen:
         if op in ("==", "!=") and (isinstance(e.right, ir.Lit) and e.right.value is None
                                    or isinstance(e.left, ir.Lit) and e.left.value is None):
             return f"({a} {'is' if op == '==' else 'is not'} {b})"
+        if op in ("==", "!=") and (isinstance(lt, PileT) and isinstance(rt, ListT)
+                                   or isinstance(rt, PileT) and isinstance(lt, ListT)):
+            return f"(list({a}) {op} list({b}))"
         if op in ("==", "!=") and isinstance(lt, BagT) != isinstance(rt, BagT) and isinstance(lt, (BagT, PileT)):
             a = self.convert(a, lt, BagT(lt.elem))
             b = self.convert(b, rt, BagT(rt.elem))
@@ -634,7 +653,7 @@ class PyGen:
         code = f"S[{self.slots[p.var]}]"
         t = self.vars[p.var].type
         for idx in p.path:
-            code += f"[{self.key(t.key, self.ex(idx))}]"
+            code += f"[{self.checked_key(t.key, idx, p.span)}]"
             t = t.value
         return code
 
@@ -802,6 +821,9 @@ class PyGen:
         if isinstance(s.value.type, CONTAINERS):
             value = f"_copy({value})"
         self.emit(f"{_py(s.name)} = {value}", depth)
+        if s.declared is not None and self.needs_check(s.value, s.declared):
+            for line in self.range_check(s.declared, _py(s.name), self.span(s.span), f"argument {s.name.split('__')[-1]}"):
+                self.emit(line, depth)
 
     def st_Undecided(self, s, depth):
         self.emit(f"raise _Gap({s.id})", depth)
@@ -826,7 +848,14 @@ class PyGen:
         self.g["_fault_make"] = _fault_make
         for d in spec.defs.values():
             params = "S, P" + "".join(", " + _py(n) for n, _t in d.params)
-            self.function(f"d_{d.name}", params, lambda d=d: self.emit(f"return {self.ex(d.body)}", 1))
+
+            def body(d=d):
+                sid = self.span(d.span)
+                for n, t in d.params:
+                    for line in self.range_check(t, _py(n), sid, f"{d.name}'s argument {n}"):
+                        self.emit(line, 1)
+                self.emit(f"return {self.ex(d.body)}", 1)
+            self.function(f"d_{d.name}", params, body)
 
         def consts():
             for c in spec.consts:

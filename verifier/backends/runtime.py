@@ -52,6 +52,13 @@ def at(seq, i, span):
     return seq[i]
 
 
+def ix(k, size, span, what="index"):
+    """k as an index of a map or bag of `size` slots, or a fault (never Python's wrap-around)."""
+    if not 0 <= k < size:
+        raise Fault(span, f"{what} {k} is outside the keys (0..{size - 1})")
+    return k
+
+
 def rank(seq, x, span):
     try:
         return seq.index(x)
