@@ -1,0 +1,973 @@
+"""Prove a spec's properties with Z3: ir.Spec + player count -> [Result] with honest statuses.
+
+Invariants are proved together by induction (each action preserves all of them; the ones an
+action breaks are dropped from the assumptions until what remains is inductive), and must hold
+in every initial state. What is not proved is searched for by bounded model checking from the
+initial states; a counterexample counts only once it replays in the interpreter (with the
+prover's chance outcomes forced), otherwise it is reported as spurious with the reason.
+
+Statuses: proved (by induction or ranking, unbounded), bounded (no violation up to depth k),
+violated (with a replayed trace), unknown (time-out, unsupported construct, or a spurious
+counterexample), and for reachability questions reachable (with a replayed witness) or
+unreachable (proved).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import z3
+
+from . import ir
+from .backends.interpreter import Program
+from .backends.runtime import Fault, ForcedChance, Gap, Spurious
+from .backends.z3 import (AND, EQ, IMPLIES, NOT, OR, BagV, Encoder, MapV, OptV, PileV, SeqV, SetV, StepResult, Unsupported,
+                          _model_bool, _model_int, concrete, is_false)
+from .trace import Trace, TraceStep, describe_changes
+from .types import BagT, IntT, MapT, PileT, PlayerT, format_value
+
+
+@dataclass
+class Result:
+    property: str
+    kind: str                 # invariant reachable terminates bound undecided deadlock fault action
+    players: int
+    status: str               # proved bounded violated unknown reachable unreachable
+    seconds: float
+    message: str = ""
+    depth: int | None = None
+    cite: ir.Cite | None = None
+    expected_violation: str | None = None
+    span: object = None
+    trace: Trace | None = None
+
+    @property
+    def problem(self) -> bool:
+        """A result that makes `verify` fail: a violation the spec does not expect."""
+        return self.status == "violated" and not self.expected_violation and self.kind not in ("reachable",)
+
+    def to_json(self) -> dict:
+        return {"property": self.property, "kind": self.kind, "players": self.players, "status": self.status,
+                "depth": self.depth, "seconds": round(self.seconds, 3),
+                "cite": self.cite.to_json() if self.cite else None, "expected_violation": self.expected_violation,
+                "message": self.message, "where": self.span.to_json() if self.span else None,
+                "trace": self.trace.to_json() if self.trace else None}
+
+
+class Verifier:
+    """All proof obligations of one spec for one player count."""
+
+    def __init__(self, spec: ir.Spec, players: int, depth: int = 8, timeout: float = 30.0):
+        self.spec = spec
+        self.n = players
+        self.depth = depth
+        self.timeout_ms = int(timeout * 1000)
+        self.enc = Encoder(spec, players)
+        self.results: list[Result] = []
+        self._program = None
+        self.invariants = [p for p in spec.properties if p.kind == "invariant"]
+
+    # ---- the encodings, built once ------------------------------------------------------
+    def build(self):
+        enc = self.enc
+        self.params, self.consts, self.pcons = enc.fresh_params()
+        self.init = enc.initial(self.params, self.consts)
+        self.pre, self.pre_ok = enc.fresh_state("s.")
+        self.steps: dict[str, StepResult] = {}
+        self.unsupported: dict[str, str] = {}
+        for a in self.spec.actions:
+            try:
+                self.steps[a.name] = enc.step(self.pre, self.params, self.consts, a, tag=f"t.{a.name}")
+            except Unsupported as exc:
+                self.unsupported[a.name] = exc.message
+        self._values: dict = {}
+
+    def value(self, expr: ir.Expr, state: dict, key=None, tag="v"):
+        """(value, fault condition, constraints) of an expression in a state (cached by key)."""
+        if key is not None and key in self._values:
+            return self._values[key]
+        r = self.enc.evaluate(expr, state, self.params, self.consts, tag=tag)
+        if key is not None:
+            self._values[key] = r
+        return r
+
+    def holds(self, p: ir.Property, state: dict, where: str):
+        """The invariant's value in a state, false when its evaluation faults."""
+        v, f, cons = self.value(p.expr, state, key=(p.name, where), tag=f"{where}.{p.name}")
+        return AND(v, NOT(f)), cons
+
+    def solver(self) -> z3.Solver:
+        s = z3.Solver()
+        s.set("timeout", self.timeout_ms)
+        s.add(*self.pcons)
+        return s
+
+    def check(self, solver: z3.Solver):
+        r = solver.check()
+        return r
+
+    # ---- driver --------------------------------------------------------------------------
+    def run(self, progress=None) -> list[Result]:
+        t0 = time.perf_counter()
+        try:
+            self.build()
+        except Unsupported as exc:
+            for p in self.spec.properties:
+                self.results.append(Result(p.name, p.kind, self.n, "unknown", time.perf_counter() - t0,
+                                           f"cannot encode the setup: {exc.message}", cite=p.cite, span=p.span,
+                                           expected_violation=p.expect_violated))
+            return self.results
+        self.assumed = self.prove_invariants()
+        self.check_faults()
+        for p in self.spec.properties:
+            if p.kind == "terminates":
+                self.prove_ranking(p)
+            elif p.kind == "bound":
+                self.prove_bound(p)
+            elif p.kind == "reachable":
+                self.check_reachable(p)
+            if progress:
+                progress()
+        self.check_gaps()
+        self.check_deadlock()
+        self.check_sanity()
+        return self.results
+
+    # ---- invariants ----------------------------------------------------------------------
+    def assumptions(self, names) -> list:
+        out = list(self.pre_ok)
+        for p in self.invariants:
+            if p.name in names:
+                h, cons = self.holds(p, self.pre, "pre")
+                out.append(h)
+                out.extend(cons)
+        return out
+
+    def prove_invariants(self) -> set[str]:
+        """The largest set of invariants that hold initially and that every action preserves together."""
+        t0 = time.perf_counter()
+        candidates = {p.name for p in self.invariants if not p.expect_violated}
+        broken: dict[str, str] = {}     # name -> why it is not proved
+        unknown: dict[str, str] = {}
+        if self.unsupported:
+            why = "; ".join(f"cannot encode {a}: {m}" for a, m in self.unsupported.items())
+            for name in candidates:
+                unknown[name] = why
+            candidates = set()
+        # initial states
+        for p in self.invariants:
+            if p.name not in candidates:
+                continue
+            s = self.solver()
+            s.add(*self.init.constraints, self.init.alive)
+            h, cons = self.holds(p, self.init.state, "init")
+            s.add(*cons, NOT(h))
+            r = s.check()
+            if r == z3.sat:
+                broken[p.name] = "false in an initial state"
+                candidates.discard(p.name)
+            elif r == z3.unknown:
+                unknown[p.name] = f"the initial states: {s.reason_unknown()}"
+                candidates.discard(p.name)
+        # induction: drop what some action breaks, until the rest is preserved by every action
+        self.cti: dict[str, tuple] = {}
+        changed = True
+        while changed and candidates:
+            changed = False
+            for a in self.spec.actions:
+                if not candidates:
+                    break
+                st = self.steps[a.name]
+                while candidates:
+                    s = self.solver()
+                    s.add(*self.assumptions(candidates), st.guard, st.alive, *st.constraints)
+                    posts = {}
+                    for p in self.invariants:
+                        if p.name in candidates:
+                            h, cons = self.holds(p, st.state, f"post.{a.name}")
+                            s.add(*cons)
+                            posts[p.name] = h
+                    s.add(NOT(AND(*posts.values())))
+                    r = s.check()
+                    if r == z3.unsat:
+                        break
+                    if r == z3.unknown:
+                        for name in list(candidates):
+                            unknown[name] = f"the induction step for {a.name}: {s.reason_unknown()}"
+                        candidates.clear()
+                        break
+                    m = s.model()
+                    failed = [name for name, h in posts.items() if not _model_bool(m, h)]
+                    if not failed:  # should not happen; be safe
+                        failed = list(posts)
+                    for name in failed:
+                        candidates.discard(name)
+                        broken[name] = f"not preserved by {a.name}"
+                        self.cti[name] = (a, m, st)
+                    changed = True
+        seconds = time.perf_counter() - t0
+        for p in self.invariants:
+            if p.name in candidates:
+                self.results.append(Result(p.name, "invariant", self.n, "proved", seconds,
+                                           "proved by induction" + (" (a helper invariant)" if p.lemma else ""),
+                                           cite=p.cite, span=p.span))
+            elif p.name in unknown:
+                self.results.append(Result(p.name, "invariant", self.n, "unknown", seconds, unknown[p.name],
+                                           cite=p.cite, span=p.span, expected_violation=p.expect_violated))
+            else:
+                why = broken.get(p.name, "expected to fail")
+                self.search_violation(p, why)
+        return candidates
+
+    def cti_text(self, p: ir.Property) -> str:
+        """Which action breaks the induction, and from which state (the variables the invariant reads)."""
+        if p.name not in self.cti:
+            return ""
+        a, m, st = self.cti[p.name]
+        args = ", ".join(format_value(t, self.enc.value(m, t, v), self.enc.dom) for (_n, t), v in zip(a.params, st.args))
+        names = sorted({n.name for n in _walk(p.expr) if isinstance(n, ir.Var)})
+        parts = []
+        for name in names[:6]:
+            t = self.spec.var(name).type
+            before = _show(t, self.enc.value(m, t, self.pre[name]), self.enc.dom)
+            after = _show(t, self.enc.value(m, t, st.state[name]), self.enc.dom)
+            parts.append(f"{name}: {before} -> {after}" if before != after else f"{name}: {before}")
+        return f"{a.name}({args}) breaks it from a state where " + "; ".join(parts)
+
+    # ---- bounded model checking -------------------------------------------------------------
+    def unrolling(self) -> "Unrolling":
+        """The bounded unrolling, shared by every search (it grows as deeper states are needed)."""
+        if getattr(self, "_unrolling", None) is None:
+            self._unrolling = Unrolling(self)
+        return self._unrolling
+
+    def search_violation(self, p: ir.Property, why: str):
+        """Look for a real violation of an invariant up to the depth; replay what is found."""
+        t0 = time.perf_counter()
+        cti = self.cti_text(p)
+        try:
+            u = self.unrolling()
+            for i in range(self.depth + 1):
+                u.reach(i)
+                target = u.invariant_target(p, i)
+                verdict = u.find(target, i)
+                if verdict == "unknown":
+                    self.add(p, "unknown", t0, f"bounded search stopped at depth {i}: {u.reason}", depth=i)
+                    return
+                if verdict == "sat":
+                    self.report_trace(p, u, i, t0, ("invariant", p))
+                    return
+        except Unsupported as exc:
+            self.add(p, "unknown", t0, f"{why}; the bounded search cannot encode: {exc.message}")
+            return
+        msg = f"{why}" + (f": {cti}" if cti else "") + f"; no violation within {self.depth} moves"
+        self.add(p, "bounded", t0, msg, depth=self.depth)
+
+    def add(self, p: ir.Property, status, t0, message, depth=None, trace=None, kind=None):
+        self.results.append(Result(p.name, kind or p.kind, self.n, status, time.perf_counter() - t0, message, depth,
+                                   p.cite, p.expect_violated, p.span, trace))
+
+    def report_trace(self, p, u: "Unrolling", i: int, t0, target):
+        trace, problem = u.replay(i, target)
+        if problem:
+            self.add(p, "unknown", t0, f"spurious counterexample of {i} moves: {problem}", depth=i, trace=trace)
+        else:
+            what = "reached" if p.kind == "reachable" else "violated"
+            status = "reachable" if p.kind == "reachable" else "violated"
+            self.add(p, status, t0, f"{what} after {i} moves (replayed in the interpreter)", depth=i, trace=trace)
+
+    # ---- run-time errors -----------------------------------------------------------------
+    def check_faults(self):
+        """No action (nor the setup) can run into a run-time error, in the states the invariants allow."""
+        t0 = time.perf_counter()
+        suspects = []
+        s = self.solver()
+        s.add(*self.init.constraints, OR(*[c for c, _m, _sp in self.init.faults]) if self.init.faults else False)
+        if self.init.faults and s.check() != z3.unsat:
+            suspects.append((None, "the setup"))
+        for a in self.spec.actions:
+            if a.name in self.unsupported:
+                continue
+            st = self.steps[a.name]
+            faults = st.guard_faults + st.faults
+            if not faults:
+                continue
+            s = self.solver()
+            s.add(*self.assumptions(self.assumed), *st.constraints, OR(*[c for c, _m, _sp in faults]))
+            r = s.check()
+            if r != z3.unsat:
+                suspects.append((a, a.name))
+        prop = ir.Property("fault", "no_runtime_errors", None, None,
+                           doc="No move runs into a run-time error of the spec.")
+        if not suspects:
+            self.add(prop, "proved", t0, "no action can fault in a state the proved invariants allow", kind="fault")
+            return
+        # search each suspect for a real run-time error
+        try:
+            u = self.unrolling()
+            for i in range(self.depth + 1):
+                u.reach(i)
+                target = u.fault_target(i)
+                verdict = u.find(target, i, last_step_completes=False)
+                if verdict == "sat":
+                    trace, problem = u.replay(i, ("fault", None))
+                    status = "unknown" if problem else "violated"
+                    msg = (f"spurious counterexample: {problem}" if problem else
+                           f"a run-time error after {i} moves (replayed): {trace.outcome.get('message', '')}")
+                    self.add(prop, status, t0, msg, depth=i, trace=trace, kind="fault")
+                    return
+                if verdict == "unknown":
+                    self.add(prop, "unknown", t0, f"bounded search stopped at depth {i}: {u.reason}", kind="fault")
+                    return
+        except Unsupported as exc:
+            self.add(prop, "unknown", t0, f"cannot encode: {exc.message}", kind="fault")
+            return
+        names = ", ".join(w for _a, w in suspects)
+        self.add(prop, "bounded", t0, f"not proved for {names}; none within {self.depth} moves", depth=self.depth,
+                 kind="fault")
+
+    # ---- rankings ------------------------------------------------------------------------
+    def prove_ranking(self, p: ir.Property):
+        t0 = time.perf_counter()
+        if self.unsupported:
+            self.add(p, "unknown", t0, "cannot encode " + ", ".join(self.unsupported))
+            return
+        cond, cf, cc = self.value(p.cond, self.pre, tag=f"rank.{p.name}.cond")
+        ranks = [self.value(r, self.pre, tag=f"rank.{p.name}.r") for r in p.ranks]
+        failing = []
+        for a in self.spec.actions:
+            st = self.steps[a.name]
+            cond2, cf2, cc2 = self.value(p.cond, st.state, tag=f"rank.{p.name}.cond2")
+            ranks2 = [self.value(r, st.state, tag=f"rank.{p.name}.r2") for r in p.ranks]
+            s = self.solver()
+            s.add(*self.assumptions(self.assumed), st.guard, st.alive, *st.constraints, cond, NOT(cf), *cc, *cc2)
+            for _v, f, c in ranks + ranks2:
+                s.add(*c)
+            nonneg = AND(*[v >= 0 for v, _f, _c in ranks])
+            dec = _lex_less([v for v, _f, _c in ranks2], [v for v, _f, _c in ranks])
+            ok = AND(nonneg, NOT(OR(*[f for _v, f, _c in ranks])),
+                     OR(AND(NOT(cond2), NOT(cf2)), AND(dec, NOT(OR(*[f for _v, f, _c in ranks2])))))
+            s.add(NOT(ok))
+            r = s.check()
+            if r == z3.sat:
+                failing.append(a.name)
+            elif r == z3.unknown:
+                self.add(p, "unknown", t0, f"{a.name}: {s.reason_unknown()}")
+                return
+        if not failing:
+            self.add(p, "proved", t0, "the ranking decreases on every move and stays non-negative")
+            return
+        try:
+            u = self.unrolling()
+            for i in range(1, self.depth + 1):
+                u.reach(i)
+                verdict = u.find(u.ranking_target(p, i), i)
+                if verdict == "sat":
+                    self.report_trace(p, u, i, t0, ("terminates", p))
+                    return
+                if verdict == "unknown":
+                    self.add(p, "unknown", t0, f"bounded search stopped at depth {i}: {u.reason}", depth=i)
+                    return
+        except Unsupported as exc:
+            self.add(p, "unknown", t0, f"cannot encode: {exc.message}")
+            return
+        self.add(p, "bounded", t0, f"not proved for {', '.join(failing)}; no violation within {self.depth} moves",
+                 depth=self.depth)
+
+    # ---- bounded response --------------------------------------------------------------------
+    def prove_bound(self, p: ir.Property):
+        """`after T, at most N A`: a monitor (active, count) proved with candidate helper facts."""
+        t0 = time.perf_counter()
+        if self.unsupported:
+            self.add(p, "unknown", t0, "cannot encode " + ", ".join(self.unsupported))
+            return
+        active, count = z3.Bool(f"mon.{p.name}.active"), z3.Int(f"mon.{p.name}.count")
+        trig_pre, tf, tc = self.value(p.trigger, self.pre, tag=f"mon.{p.name}.pre")
+        # candidates: count == 0 unless active; count <= x or count == x for integer state x
+        ints = [(v.name, self.pre[v.name]) for v in self.spec.state if isinstance(v.type, IntT) and not v.zone]
+        cands = {"base": lambda act, cnt, st: AND(cnt >= 0, OR(act, cnt == 0))}
+        for name, _x in ints:
+            cands[f"le:{name}"] = lambda act, cnt, st, name=name: cnt <= st[name]
+            cands[f"eq:{name}"] = lambda act, cnt, st, name=name: cnt == st[name]
+        goal = lambda act, cnt, st: cnt <= p.limit  # noqa: E731
+        init_trig, itf, itc = self.value(p.trigger, self.init.state, tag=f"mon.{p.name}.init")
+        alive = dict(cands)
+        # initial: count 0, active = trigger
+        for name in list(alive):
+            s = self.solver()
+            s.add(*self.init.constraints, self.init.alive, *itc, NOT(alive[name](init_trig, 0, self.init.state)))
+            if s.check() != z3.unsat:
+                del alive[name]
+        changed = True
+        while changed:
+            changed = False
+            for a_i, a in enumerate(self.spec.actions):
+                st = self.steps[a.name]
+                trig_post, tf2, tc2 = self.value(p.trigger, st.state, tag=f"mon.{p.name}.post.{a.name}")
+                act2 = OR(active, trig_post)
+                cnt2 = count + (1 if a.name == p.action else 0) * 1
+                cnt2 = z3.If(active, cnt2, count) if a.name == p.action else count
+                for name in list(alive):
+                    s = self.solver()
+                    s.add(*self.assumptions(self.assumed), st.guard, st.alive, *st.constraints, *tc2,
+                          *[f(active, count, self.pre) for f in alive.values()])
+                    s.add(NOT(alive[name](act2, cnt2, st.state)))
+                    if s.check() != z3.unsat:
+                        del alive[name]
+                        changed = True
+        s = self.solver()
+        s.add(*self.assumptions(self.assumed), *[f(active, count, self.pre) for f in alive.values()],
+              NOT(goal(active, count, self.pre)))
+        if alive and s.check() == z3.unsat:
+            helpers = [n for n in alive if n != "base"]
+            self.add(p, "proved", t0, "proved by induction on a monitor" +
+                     (f" with {', '.join(h.replace(':', ' ') for h in helpers)}" if helpers else ""))
+            return
+        try:
+            u = self.unrolling()
+            for i in range(1, self.depth + 1):
+                u.reach(i)
+                verdict = u.find(u.bound_target(p, i), i)
+                if verdict == "sat":
+                    self.report_trace(p, u, i, t0, ("bound", p))
+                    return
+                if verdict == "unknown":
+                    self.add(p, "unknown", t0, f"bounded search stopped at depth {i}: {u.reason}", depth=i)
+                    return
+        except Unsupported as exc:
+            self.add(p, "unknown", t0, f"cannot encode: {exc.message}")
+            return
+        self.add(p, "bounded", t0, f"not proved by induction; no violation within {self.depth} moves", depth=self.depth)
+
+    # ---- reachability ------------------------------------------------------------------------
+    def check_reachable(self, p: ir.Property):
+        t0 = time.perf_counter()
+        try:
+            u = self.unrolling()
+            for i in range(self.depth + 1):
+                u.reach(i)
+                v, f, c = self.value(p.expr, u.states[i], tag=f"reach.{p.name}.{i}")
+                verdict = u.find(AND(v, NOT(f), *c), i)
+                if verdict == "sat":
+                    self.report_trace(p, u, i, t0, ("reachable", p))
+                    return
+                if verdict == "unknown":
+                    break
+        except Unsupported as exc:
+            self.add(p, "unknown", t0, f"cannot encode: {exc.message}")
+            return
+        s = self.solver()
+        v, f, c = self.value(p.expr, self.pre, tag=f"reach.{p.name}.pre")
+        s.add(*self.assumptions(self.assumed), *c, v, NOT(f))
+        if s.check() == z3.unsat:
+            self.add(p, "unreachable", t0, "no state the proved invariants allow satisfies it")
+        else:
+            self.add(p, "bounded", t0, f"not reached within {self.depth} moves", depth=self.depth)
+
+    def check_gaps(self):
+        """Each undecided point: proved unreachable, or reached by a replayed trace."""
+        for u_pt in self.spec.undecided:
+            t0 = time.perf_counter()
+            prop = ir.Property("undecided", f"gap:{u_pt.span.line}:{u_pt.span.col}" if u_pt.span else f"gap:{u_pt.id}",
+                               u_pt.cite, u_pt.span, doc=u_pt.reason)
+            if any(r.property == prop.name for r in self.results):
+                continue
+            ids = [x.id for x in self.spec.undecided if x.span == u_pt.span]  # inlined copies of one point
+            possible = False
+            s = self.solver()
+            s.add(*self.init.constraints, OR(*[c for c, g in self.init.gaps if g in ids]) if self.init.gaps else False)
+            if self.init.gaps and s.check() != z3.unsat:
+                possible = True
+            for a in self.spec.actions:
+                st = self.steps.get(a.name)
+                if st is None:
+                    possible = True
+                    continue
+                conds = [c for c, g in st.gaps if g in ids]
+                if not conds:
+                    continue
+                s = self.solver()
+                s.add(*self.assumptions(self.assumed), st.guard, *st.constraints, OR(*conds))
+                if s.check() != z3.unsat:
+                    possible = True
+            if not possible:
+                self.add(prop, "unreachable", t0, f"{u_pt.reason}: not reachable in any state the invariants allow",
+                         kind="undecided")
+                continue
+            try:
+                un = self.unrolling()
+                for i in range(self.depth + 1):
+                    un.reach(i)
+                    verdict = un.find(un.gap_target(ids, i), i, last_step_completes=False)
+                    if verdict == "sat":
+                        trace, problem = un.replay(i, ("gap", ids))
+                        if problem:
+                            self.add(prop, "unknown", t0, f"{u_pt.reason}: spurious witness: {problem}", depth=i,
+                                     trace=trace, kind="undecided")
+                        else:
+                            self.add(prop, "reachable", t0, f"{u_pt.reason}: reached after {i} moves (replayed)",
+                                     depth=i, trace=trace, kind="undecided")
+                        break
+                    if verdict == "unknown":
+                        self.add(prop, "unknown", t0, f"{u_pt.reason}: search stopped at depth {i}: {un.reason}",
+                                 kind="undecided")
+                        break
+                else:
+                    self.add(prop, "bounded", t0, f"{u_pt.reason}: not reached within {self.depth} moves, "
+                                                  "and not proved unreachable", depth=self.depth, kind="undecided")
+            except Unsupported as exc:
+                self.add(prop, "unknown", t0, f"cannot encode: {exc.message}", kind="undecided")
+
+    def check_deadlock(self):
+        t0 = time.perf_counter()
+        prop = ir.Property("deadlock", "no_deadlock", None, None, doc="Every state that is not an end has a move.")
+        if self.unsupported:
+            self.add(prop, "unknown", t0, "cannot encode " + ", ".join(self.unsupported), kind="deadlock")
+            return
+        try:
+            stuck = no_move(self, self.pre, "dl")
+        except Unsupported as exc:
+            self.add(prop, "unknown", t0, f"cannot encode: {exc.message}", kind="deadlock")
+            return
+        s = self.solver()
+        s.add(*self.assumptions(self.assumed), stuck)
+        r = s.check()
+        if r == z3.unsat:
+            self.add(prop, "proved", t0, "in every state the invariants allow, an end holds or a move is legal",
+                     kind="deadlock")
+            return
+        if r == z3.unknown:
+            self.add(prop, "unknown", t0, s.reason_unknown(), kind="deadlock")
+            return
+        try:
+            u = self.unrolling()
+            for i in range(self.depth + 1):
+                u.reach(i)
+                verdict = u.find(no_move(self, u.states[i], f"dl{i}"), i)
+                if verdict == "sat":
+                    trace, problem = u.replay(i, ("deadlock", None))
+                    status = "unknown" if problem else "violated"
+                    msg = f"spurious counterexample: {problem}" if problem else f"a deadlock after {i} moves (replayed)"
+                    self.add(prop, status, t0, msg, depth=i, trace=trace, kind="deadlock")
+                    return
+                if verdict == "unknown":
+                    self.add(prop, "unknown", t0, f"bounded search stopped at depth {i}: {u.reason}", kind="deadlock")
+                    return
+        except Unsupported as exc:
+            self.add(prop, "unknown", t0, f"cannot encode: {exc.message}", kind="deadlock")
+            return
+        self.add(prop, "bounded", t0, f"not proved; no deadlock within {self.depth} moves", depth=self.depth,
+                 kind="deadlock")
+
+    # ---- sanity ----------------------------------------------------------------------------------
+    def check_sanity(self):
+        """Actions that can never be enabled; invariants `A implies B` whose A never holds."""
+        for a in self.spec.actions:
+            st = self.steps.get(a.name)
+            if st is None:
+                continue
+            t0 = time.perf_counter()
+            s = self.solver()
+            s.add(*self.assumptions(self.assumed), st.guard, *st.constraints)
+            if s.check() == z3.unsat:
+                prop = ir.Property("action", f"enabled:{a.name}", a.cite, a.span, doc=a.doc)
+                self.add(prop, "unreachable", t0, f"{a.name} can never be enabled in a state the invariants allow",
+                         kind="action")
+        for p in self.invariants:
+            if isinstance(p.expr, ir.Binary) and p.expr.op == "implies":
+                t0 = time.perf_counter()
+                v, f, c = self.value(p.expr.left, self.pre, tag=f"vac.{p.name}")
+                s = self.solver()
+                s.add(*self.assumptions(self.assumed), *c, v)
+                if s.check() == z3.unsat:
+                    for r in self.results:
+                        if r.property == p.name and r.kind == "invariant":
+                            r.message += "; vacuous: its condition never holds"
+
+
+def _walk(e):
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        yield x
+        for name in getattr(x, "__dataclass_fields__", {}):
+            if name in ("type", "span"):
+                continue
+            v = getattr(x, name)
+            for y in (v if isinstance(v, tuple) else (v,)):
+                if isinstance(y, (ir.Expr, ir.Domain, ir.BagItem)):
+                    stack.append(y)
+                elif isinstance(y, tuple):
+                    stack.extend(z for z in y if isinstance(z, (ir.Expr, ir.Domain)))
+
+
+def _show(t, value, dom) -> str:
+    if isinstance(value, tuple) and value and value[0] == "pile":
+        _tag, counts, top = value
+        return f"{sum(counts)} cards" + (f", top {format_value(t.elem, dom.values(t.elem)[top], dom)}" if top is not None else "")
+    if isinstance(t, MapT) and isinstance(t.value, PileT):
+        return "{…}"
+    try:
+        text = format_value(t, value, dom)
+    except Exception:  # a value of a shape format_value does not know (a pile summary inside a map)
+        text = str(value)
+    return text if len(text) <= 80 else text[:77] + "…"
+
+
+def _lex_less(a: list, b: list):
+    """a < b lexicographically."""
+    if not a:
+        return False
+    return OR(a[0] < b[0], AND(a[0] == b[0], _lex_less(a[1:], b[1:])))
+
+
+def no_move(v: Verifier, state: dict, tag: str):
+    """The state is not an end and no action has a legal move in it."""
+    parts = []
+    for e in v.spec.ends:
+        val, f, c = v.value(e.cond, state, tag=f"{tag}.end.{e.name}")
+        parts.append(NOT(val))
+    for a in v.spec.actions:
+        domains = [v.enc.dom.values(t) if t.finite else None for _n, t in a.params]
+        size = 1
+        for d in domains:
+            size = size * len(d) if d is not None and size is not None else None
+        if size is not None and size <= 600:
+            import itertools
+
+            for combo in itertools.product(*domains):
+                args = tuple(_sym(v, t, x) for (_n, t), x in zip(a.params, combo))
+                r = v.enc.step(state, v.params, v.consts, a, tag=f"{tag}.{a.name}", args=args, guard_only=True)
+                parts.append(NOT(r.guard))
+        else:
+            cons: list = []
+            args = tuple(v.enc.fresh(t, f"{tag}.{a.name}.{n}", cons) for n, t in a.params)
+            r = v.enc.step(state, v.params, v.consts, a, tag=f"{tag}.{a.name}", args=args, guard_only=True)
+            arg_vars = [x for x in _leaves(args) if isinstance(x, z3.ExprRef)]
+            parts.append(z3.ForAll(arg_vars, z3.Implies(AND(*cons), NOT(r.guard))) if arg_vars else NOT(r.guard))
+    return AND(*parts)
+
+
+def _sym(v: Verifier, t, x):
+    """A concrete interpreter value as a symbolic value."""
+    from .types import OptT, OrderT, SetT
+    if isinstance(t, OptT):
+        return OptV(False, 0) if x is None else OptV(True, x)
+    if isinstance(t, SetT):
+        return SetV([y in x for y in v.enc.dom.values(t.elem)])
+    if isinstance(t, OrderT):
+        return SeqV(list(x))
+    return x
+
+
+def _leaves(values):
+    for x in values:
+        if isinstance(x, OptV):
+            yield x.some
+            yield x.val
+        elif isinstance(x, SetV):
+            yield from x.bits
+        elif isinstance(x, SeqV):
+            yield from _leaves(x.items)
+        else:
+            yield x
+
+
+class Unrolling:
+    """Bounded model checking: the initial states and k steps, each a choice among all actions."""
+
+    def __init__(self, v: Verifier):
+        self.v = v
+        self.enc = v.enc
+        self.solver = v.solver()
+        init = v.init
+        self.solver.add(*init.constraints, init.alive)
+        self.states = [init.state]
+        self.events = [init.events]
+        self.choices = []                   # per step: (selector, {action index: StepResult})
+        self.pending = None                 # the last step completes: added once a deeper state is needed
+        self.reason = ""
+
+    def reach(self, i: int):
+        """Make states 0..i exist (steps up to i encoded; the last one pending)."""
+        while len(self.states) <= i:
+            self.extend()
+
+    def extend(self):
+        v, enc = self.v, self.enc
+        if self.pending is not None:
+            self.solver.add(self.pending)
+            self.pending = None
+        i = len(self.states)
+        prev = self.states[-1]
+        nxt, cons = enc.fresh_state(f"s{i}.")
+        self.solver.add(*cons)
+        sel = z3.Int(f"step{i}")
+        self.solver.add(sel >= 0, sel < len(v.spec.actions))
+        for e in v.spec.ends:
+            val, f, c = v.value(e.cond, prev, tag=f"u{i}.end.{e.name}")
+            self.solver.add(*c, NOT(val))
+        results = {}
+        completes = []
+        for j, a in enumerate(v.spec.actions):
+            r = enc.step(prev, v.params, v.consts, a, tag=f"u{i}.{a.name}")
+            results[j] = r
+            self.solver.add(*r.constraints)
+            self.solver.add(z3.Implies(sel == j, r.guard))
+            completes.append(z3.Implies(sel == j, AND(r.alive, *_state_eq(enc, nxt, r.state))))
+        self.pending = AND(*completes)
+        self.states.append(nxt)
+        self.choices.append((sel, results))
+
+    def monitor(self, p: ir.Property, i: int):
+        """(active, count) of a bound's monitor in state i."""
+        trig, f, c = self.v.value(p.trigger, self.states[0], tag=f"bm.{p.name}.0.{id(self)}")
+        act, cnt, extra = trig, 0, list(c)
+        j = next(k for k, a in enumerate(self.v.spec.actions) if a.name == p.action)
+        for k in range(1, i + 1):
+            sel, _results = self.choices[k - 1]
+            cnt = z3.If(AND(act, sel == j), cnt + 1, cnt)
+            trig, f, c = self.v.value(p.trigger, self.states[k], tag=f"bm.{p.name}.{k}.{id(self)}")
+            extra.extend(c)
+            act = OR(act, trig)
+        return act, cnt, extra
+
+    def find(self, target, i: int, last_step_completes: bool = True) -> str:
+        """Whether some run of i moves ends in the target (the last move completing, or not)."""
+        self.solver.push()
+        if last_step_completes and self.pending is not None and i == len(self.states) - 1:
+            self.solver.add(self.pending)
+        self.solver.add(target)
+        r = self.solver.check()
+        if r == z3.sat:
+            self.model = self.solver.model()
+            self.target_depth = i
+        elif r == z3.unknown:
+            self.reason = self.solver.reason_unknown()
+        self.solver.pop()
+        return "sat" if r == z3.sat else "unknown" if r == z3.unknown else "unsat"
+
+    # targets
+    def invariant_target(self, p: ir.Property, i: int):
+        h, cons = self.v.holds(p, self.states[i], f"unrolled{i}")
+        return AND(*cons, NOT(h))
+
+    def fault_target(self, i: int):
+        if i == 0:
+            return OR(*[c for c, _m, _s in self.v.init.faults]) if self.v.init.faults else False
+        sel, results = self.choices[i - 1]
+        return OR(*[AND(sel == j, OR(*[c for c, _m, _s in r.guard_faults + r.faults]))
+                    for j, r in results.items() if r.faults or r.guard_faults])
+
+    def gap_target(self, ids, i: int):
+        if i == 0:
+            return OR(*[c for c, g in self.v.init.gaps if g in ids]) if self.v.init.gaps else False
+        sel, results = self.choices[i - 1]
+        return OR(*[AND(sel == j, r.guard, OR(*[c for c, g in r.gaps if g in ids]))
+                    for j, r in results.items() if any(g in ids for _c, g in r.gaps)])
+
+    def ranking_target(self, p: ir.Property, i: int):
+        prev, nxt = self.states[i - 1], self.states[i]
+        cond, cf, cc = self.v.value(p.cond, prev, tag=f"ur{i}.c")
+        cond2, cf2, cc2 = self.v.value(p.cond, nxt, tag=f"ur{i}.c2")
+        r1 = [self.v.value(r, prev, tag=f"ur{i}.r") for r in p.ranks]
+        r2 = [self.v.value(r, nxt, tag=f"ur{i}.r2") for r in p.ranks]
+        extra = list(cc) + list(cc2) + [c for _v, _f, cs in r1 + r2 for c in cs]
+        ok = AND(AND(*[x >= 0 for x, _f, _c in r1]),
+                 OR(NOT(cond2), _lex_less([x for x, _f, _c in r2], [x for x, _f, _c in r1])))
+        return AND(*extra, cond, NOT(ok))
+
+    def bound_target(self, p: ir.Property, i: int):
+        _act, cnt, extra = self.monitor(p, i)
+        return AND(*extra, cnt > p.limit)
+
+    # ---- replay in the interpreter --------------------------------------------------------------
+    def replay(self, depth: int, target) -> tuple[Trace, str | None]:
+        """Replay the model's trace in the interpreter with forced chance; (trace, why it is spurious)."""
+        v, enc, m = self.v, self.enc, self.model
+        spec = v.spec
+        params = [enc.value(m, p.type, v.params[p.name]) for p in spec.params]
+        moves = []
+        events = list(_model_events(m, self.events[0]))
+        for i in range(depth):
+            sel, results = self.choices[i]
+            j = m.eval(sel, model_completion=True).as_long()
+            a = spec.actions[j]
+            r = results[j]
+            args = tuple(enc.value(m, t, x) for (_n, t), x in zip(a.params, r.args))
+            moves.append((j, args))
+            events.extend(_model_events(m, r.events))
+        if v._program is None:
+            v._program = Program(spec, v.n, forced=True)
+        program = v._program
+        steps: list[TraceStep] = []
+        states = []
+        chance = ForcedChance(events)
+        outcome: dict = {"kind": "open"}
+        problem = None
+        try:
+            game = program.start("z3", params, chance=chance)
+            states.append(game.snapshot())
+            problem = _compare(enc, m, spec, self.states[0], game.S, 0)
+            for i, move in enumerate(moves, 1):
+                if problem:
+                    break
+                a = spec.actions[move[0]]
+                if game.ended() is not None:
+                    problem = f"move {i}: the game has already ended"
+                    break
+                failing = game.failing_conjunct(move)
+                if failing >= 0:
+                    problem = f"move {i}: {program.move_label(move)} is not legal in the interpreter"
+                    break
+                before = states[-1]
+                try:
+                    violations = game.step(move)
+                except Gap as exc:
+                    steps.append(TraceStep(i, a.name, move[1], program.move_label(move), a.cite,
+                                           [f"reaches an undecided point: {spec.undecided[exc.id].reason}"]))
+                    outcome = {"kind": "gap", "id": exc.id, "reason": spec.undecided[exc.id].reason}
+                    if i != len(moves):
+                        problem = f"move {i} reaches an undecided point in the interpreter"
+                    break
+                except Fault as exc:
+                    steps.append(TraceStep(i, a.name, move[1], program.move_label(move), a.cite,
+                                           [f"run-time error: {exc.message}"]))
+                    outcome = {"kind": "fault", "message": exc.message}
+                    if i != len(moves):
+                        problem = f"move {i} faults in the interpreter"
+                    break
+                after = game.snapshot()
+                states.append(after)
+                steps.append(TraceStep(i, a.name, move[1], program.move_label(move), a.cite,
+                                       describe_changes(spec, program.domains, before, after)))
+                if violations:
+                    outcome = {"kind": "violation", "property": violations[0].prop.name,
+                               "message": violations[0].message, "all": [x.prop.name for x in violations]}
+                if not (i == len(moves) and target[0] in ("gap", "fault")):
+                    problem = problem or _compare(enc, m, spec, self.states[i], game.S, i)
+            else:
+                pass
+            if problem is None:
+                problem = _confirm(game, target, outcome, spec)
+        except Spurious as exc:
+            problem = exc.message
+        except Gap as exc:  # in the setup
+            outcome = {"kind": "gap", "id": exc.id, "reason": spec.undecided[exc.id].reason}
+            if target[0] != "gap" or exc.id not in target[1]:
+                problem = "the setup reaches an undecided point in the interpreter"
+        except Fault as exc:
+            outcome = {"kind": "fault", "message": exc.message}
+            if target[0] != "fault":
+                problem = f"the setup faults in the interpreter: {exc.message}"
+        trace = Trace(spec, v.n, "z3", params, steps, states, outcome)
+        return trace, problem
+
+
+def _confirm(game, target, outcome, spec) -> str | None:
+    """None when the interpreter shows what the prover claimed, else why not."""
+    kind, what = target
+    if kind == "invariant":
+        names = outcome.get("all", []) if outcome.get("kind") == "violation" else []
+        if what.name in names:
+            return None
+        fn = next(f for p, f in game.program.invariants if p.name == what.name)
+        return None if not fn(game.S, game.P) else f"{what.name} holds in the interpreter's state"
+    if kind == "reachable":
+        fn = next(f for p, f in game.program.reachables if p.name == what.name)
+        return None if fn(game.S, game.P) else f"{what.name} does not hold in the interpreter's state"
+    if kind in ("terminates", "bound"):
+        if outcome.get("kind") == "violation" and what.name in outcome.get("all", []):
+            return None
+        return f"the interpreter does not see {what.name} violated"
+    if kind == "gap":
+        return None if outcome.get("kind") == "gap" and outcome.get("id") in what else "the interpreter reaches no undecided point"
+    if kind == "fault":
+        return None if outcome.get("kind") == "fault" else "the interpreter runs into no run-time error"
+    if kind == "deadlock":
+        if game.ended() is None and not game.legal_moves():
+            return None
+        return "the interpreter has a legal move (or an end) there"
+    return None
+
+
+def _model_events(m, events):
+    """The chance outcomes of the events that happen in a model, as the forced interpreter takes them."""
+    for e in events:
+        if not _model_bool(m, e.when):
+            continue
+        lo = e.elem.lo if isinstance(e.elem, IntT) and e.elem.lo else 0
+        if e.kind == "draw":
+            cards = []
+            for k, c in enumerate(e.drawn):
+                cards.extend([k + lo] * _model_int(m, c))
+            top = _model_int(m, e.top) + lo if _model_bool(m, e.present) else None
+            last = None
+            if e.last is not None and cards and e.last[0] == "top":
+                last = _model_int(m, e.last[1]) + lo
+            yield ("draw", e.zone, (cards, top, last))
+        elif _model_bool(m, e.present):
+            yield (e.kind, e.zone, _model_int(m, e.var) + lo)
+
+
+def _state_eq(enc: Encoder, a: dict, b: dict) -> list:
+    out = []
+    for var in enc.spec.state:
+        _eq(var.type, a[var.name], b[var.name], out)
+    return out
+
+
+def _eq(t, x, y, out):
+    if isinstance(x, OptV):
+        out.append(EQ(x.some, y.some))
+        out.append(IMPLIES(x.some, EQ(x.val, y.val)))
+    elif isinstance(x, PileV):
+        out.extend(a == b for a, b in zip(x.counts, y.counts))
+        _eq(None, x.top, y.top, out)
+    elif isinstance(x, BagV):
+        out.extend(a == b for a, b in zip(x.counts, y.counts))
+    elif isinstance(x, SetV):
+        out.extend(a == b for a, b in zip(x.bits, y.bits))
+    elif isinstance(x, (SeqV, MapV)):
+        vt = t.value if isinstance(t, MapT) else None
+        for a, b in zip(x.items, y.items):
+            _eq(vt, a, b, out)
+    else:
+        out.append(EQ(x, y))
+
+
+def _compare(enc: Encoder, m, spec: ir.Spec, sym_state: dict, state: list, i: int) -> str | None:
+    """Where the interpreter's state differs from the prover's (piles compared by counts and top)."""
+    for var, value in zip(spec.state, state):
+        mine = enc.value(m, var.type, sym_state[var.name])
+        if not _same_value(var.type, mine, value, enc):
+            shown_p = _show(var.type, mine, enc.dom)
+            shown_i = _show(var.type, _abstract(var.type, value, enc), enc.dom)
+            where = "after the setup" if i == 0 else f"after move {i}"
+            return f"{where}, {var.name} is {shown_p} for the prover but {shown_i} in the interpreter"
+    return None
+
+
+def _abstract(t, value, enc):
+    if isinstance(t, PileT):
+        size = enc.dom.size(t.elem)
+        counts = [0] * size
+        for c in value:
+            counts[enc.dom.index(t.elem, c)] += 1
+        return ("pile", counts, enc.dom.index(t.elem, value[-1]) if value else None)
+    if isinstance(t, MapT):
+        return [_abstract(t.value, x, enc) for x in value]
+    return value
+
+
+def _same_value(t, prover, interp, enc) -> bool:
+    return prover == _abstract(t, interp, enc)
+
+
+def verify_spec(spec: ir.Spec, players: int, depth: int = 8, timeout: float = 30.0, progress=None) -> list[Result]:
+    """Every property of a spec for one player count, with the statuses the module docstring defines."""
+    return Verifier(spec, players, depth, timeout).run(progress)
+
+
+__all__ = ["Result", "Verifier", "verify_spec", "BagT", "PlayerT", "is_false", "concrete"]
