@@ -36,13 +36,14 @@ class Program:
 
     spec: ir.Spec
     players: int
+    forced: bool = False  # chance from a ForcedChance (to replay a prover's counterexample)
     ns: dict = field(init=False, repr=False)
     spans: list = field(init=False, repr=False)
 
     def __post_init__(self):
         if not self.spec.min_players <= self.players <= self.spec.max_players:
             raise ValueError(f"{self.spec.game} is for {self.spec.min_players} to {self.spec.max_players} players")
-        gen = PyGen(self.spec, self.players)
+        gen = PyGen(self.spec, self.players, self.forced)
         self.ns = gen.build()
         self.gen = gen
         self.spans = gen.spans
@@ -115,9 +116,12 @@ class Program:
             return rng.randint(t.lo, t.hi)
         return rng.choice(self.domains.values(t))
 
-    def start(self, seed, params: list | None = None, fixed_params: dict | None = None) -> "Game":
-        """A new game from `seed` (any string or number); params are drawn unless given."""
-        return Game(self, str(seed), params, fixed_params)
+    def start(self, seed, params: list | None = None, fixed_params: dict | None = None, chance=None) -> "Game":
+        """A new game from `seed` (any string or number); params are drawn unless given.
+
+        `chance` replaces the seeded shuffles (a ForcedChance, with a Program built with forced=True).
+        """
+        return Game(self, str(seed), params, fixed_params, chance)
 
     # ---- presentation ------------------------------------------------------------------
     def format(self, t: Type, value) -> str:
@@ -134,7 +138,7 @@ class Program:
 class Game:
     """One play of a Program from a seed."""
 
-    def __init__(self, program: Program, seed: str, params: list | None, fixed_params: dict | None):
+    def __init__(self, program: Program, seed: str, params: list | None, fixed_params: dict | None, chance=None):
         self.program = program
         self.seed = seed
         ns = program.ns
@@ -142,7 +146,7 @@ class Game:
             params = program.draw_params(random.Random(f"{seed}/params"), fixed_params)
         self.P = list(params) + [None] * (len(program.spec.params) + len(program.spec.consts) - len(params))
         ns["consts"](self.P)
-        self.chance = random.Random(f"{seed}/chance")
+        self.chance = chance if chance is not None else random.Random(f"{seed}/chance")
         self.S = program.new_state()
         self.moves: list[Move] = []
         self.bound_active = [False] * len(program.bounds)

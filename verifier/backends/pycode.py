@@ -101,8 +101,9 @@ def _py(name: str) -> str:
 
 
 class PyGen:
-    def __init__(self, spec: ir.Spec, players: int):
+    def __init__(self, spec: ir.Spec, players: int, forced: bool = False):
         self.spec = spec
+        self.forced = forced  # chance outcomes come from R, a ForcedChance (replaying a prover's trace)
         self.n = players
         self.dom = Domains(players)
         self.slots = {v.name: i for i, v in enumerate(spec.state)}
@@ -699,6 +700,8 @@ class PyGen:
     def add_card(self, dst_code: str, zt: Type, end: str, card: str) -> str:
         if isinstance(zt, BagT):
             return f"{dst_code}[{self.key(zt.elem, card)}] += 1"
+        if end != "top" and self.forced:
+            return f"R.insert_bottom({dst_code}, [{card}])"
         return f"{dst_code}.append({card})" if end == "top" else f"{dst_code}.insert(0, {card})"
 
     def st_Move(self, s, depth):
@@ -715,17 +718,28 @@ class PyGen:
                 k = self.key(src_t.elem, card)
                 self.emit(f"if {src}[{k}] < 1: raise _Fault({sid}, 'the card is not in {zone}')", depth)
                 self.emit(f"{src}[{k}] -= 1", depth)
+            elif self.forced:
+                self.emit(f"R.remove({src}, {card}, {s.src_end == 'top'}, {sid}, 'the card in {zone}')", depth)
+                self.emit(f"R.top_event({src}, {self.zone_label(s.src)})", depth)
             else:
                 self.emit(f"_remove_from_pile({src}, {card}, {s.src_end == 'top'}, {sid}, 'the card in {zone}')", depth)
             self.emit(self.add_card(dst, dst_t, s.dst_end, card), depth)
         elif s.what == "count":
             count, card = self.fresh("k"), self.fresh("c")
+            if self.forced:
+                self.emit(f"R.draw_begin({src}, {self.zone_label(s.src)})", depth)
             self.emit(f"for {count} in range({self.ex(s.value)}):", depth)
             self.emit(f"if not {src}:", depth + 1)
             self.refill(s.src, src, sid, depth + 2)
-            pop = f"{src}.pop()" if s.src_end == "top" else f"{src}.pop(0)"
+            if self.forced:
+                pop = (f"R.pop_top({src}, {self.zone_label(s.src)})" if s.src_end == "top"
+                       else f"R.pop_bottom({src}, {self.zone_label(s.src)})")
+            else:
+                pop = f"{src}.pop()" if s.src_end == "top" else f"{src}.pop(0)"
             self.emit(f"{card} = {pop}", depth + 1)
             self.emit(self.add_card(dst, dst_t, s.dst_end, card), depth + 1)
+            if self.forced:
+                self.emit(f"R.draw_end({src}, {self.zone_label(s.src)})", depth)
         elif s.what == "bag":
             bag = self.fresh("b")
             self.emit(f"{bag} = {self.convert(self.ex(s.value), s.value.type, BagT(src_t.elem))}", depth)
@@ -733,7 +747,11 @@ class PyGen:
                 self.emit(f"_take_bag({src}, {bag}, {sid}, 'moving cards out of {zone}')", depth)
             else:
                 self.emit(f"for _c in _expand({bag}, {self.lo(src_t.elem)}):", depth)
-                self.emit(f"_remove_from_pile({src}, _c, {s.src_end == 'top'}, {sid}, 'a card in {zone}')", depth + 1)
+                if self.forced:
+                    self.emit(f"R.remove({src}, _c, {s.src_end == 'top'}, {sid}, 'a card in {zone}')", depth + 1)
+                    self.emit(f"R.top_event({src}, {self.zone_label(s.src)})", depth)
+                else:
+                    self.emit(f"_remove_from_pile({src}, _c, {s.src_end == 'top'}, {sid}, 'a card in {zone}')", depth + 1)
             self.emit(f"for _c in _expand({bag}, {self.lo(src_t.elem)}):", depth)
             self.emit(self.add_card(dst, dst_t, s.dst_end, "_c"), depth + 1)
         else:  # all
@@ -749,12 +767,14 @@ class PyGen:
                     self.emit(f"{src}[:] = [0] * len({src})", depth)
                 else:
                     self.emit(f"{cards} = {src}[:]", depth)
-                    self.emit(f"{src}.clear()", depth)
+                    self.emit(f"R.clear({src})" if self.forced else f"{src}.clear()", depth)
                 if isinstance(dst_t, BagT):
                     self.emit(f"for _c in {cards}:", depth)
                     self.emit(f"{dst}[{self.key(dst_t.elem, '_c')}] += 1", depth + 1)
                 elif s.dst_end == "top":
                     self.emit(f"{dst}.extend({cards})", depth)
+                elif self.forced:
+                    self.emit(f"R.insert_bottom({dst}, {cards})", depth)
                 else:
                     self.emit(f"{dst}[0:0] = {cards}", depth)
 
@@ -770,8 +790,10 @@ class PyGen:
                 self.emit(f"{other}[:] = [0] * len({other})", depth)
             else:
                 self.emit(f"{src}.extend(reversed({other}))", depth)
-                self.emit(f"{other}.clear()", depth)
-            if var.refill_shuffled:
+                self.emit(f"R.clear({other})" if self.forced else f"{other}.clear()", depth)
+            if self.forced:
+                self.emit(f"R.refilled({src}, {var.refill_shuffled}, {self.zone_label(place)})", depth)
+            elif var.refill_shuffled:
                 self.emit(f"R.shuffle({src})", depth)
             self.emit(f"if not {src}:", depth)
             depth += 1
@@ -786,7 +808,17 @@ class PyGen:
         return brk
 
     def st_Shuffle(self, s, depth):
-        self.emit(f"R.shuffle({self.place(s.zone)})", depth)
+        if self.forced:
+            self.emit(f"R.shuffle({self.place(s.zone)}, {self.zone_label(s.zone)})", depth)
+        else:
+            self.emit(f"R.shuffle({self.place(s.zone)})", depth)
+
+    def zone_label(self, p: ir.Place) -> str:
+        """Source for the printed name of a zone, e.g. 'deck[2]' (for forced replays)."""
+        if not p.path:
+            return repr(p.var)
+        parts = " + '][' + ".join(f"str({self.ex(i)})" for i in p.path)
+        return f"'{p.var}[' + {parts} + ']'"
 
     def st_If(self, s, depth):
         self.emit(f"if {self.ex(s.cond)}:", depth)

@@ -200,3 +200,168 @@ def check_order(seq, values, span):
     if sorted(seq) != list(values):
         raise Fault(span, f"not an order of all {len(values)} values: each must appear exactly once")
     return tuple(seq)
+
+
+# ---- forced chance: replaying a prover's counterexample ------------------------------------
+
+class Spurious(Exception):
+    """A prover's trace asks for a chance outcome no real shuffle can give (the pile's order is known)."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class ForcedChance:
+    """Chance outcomes taken from a list of events instead of a random generator.
+
+    A shuffled pile keeps an unknown-order region [lo, hi): positions no one has seen. An event
+    fixes a position (the new top after a draw, a shuffle, a refill or a removal; the bottom card
+    before a draw from the bottom) to the card the event names, by choosing it within the region;
+    a position outside the region is known, and the event must name the card that is there.
+    Events are consumed in the order the generated code meets them, the same order as the prover's.
+    """
+
+    def __init__(self, events):
+        self.events = list(events)   # (kind, zone, value); a draw: ("draw", zone, (cards, final top, last))
+        self.pos = 0
+        self.regions: dict[int, list[int]] = {}
+        self.batch = None            # the draw in progress: cards still to come, final top, card to come last
+
+    def _next(self, kind: str, zone: str):
+        if self.pos >= len(self.events):
+            raise Spurious(f"the trace gives no chance outcome for the {kind} card of {zone}")
+        ekind, ezone, value = self.events[self.pos]
+        if ekind != kind:
+            raise Spurious(f"the trace's chance outcomes do not follow the rules' order: expected the {kind} card "
+                           f"of {zone}, found the {ekind} card of {ezone}")
+        self.pos += 1
+        return value
+
+    def _region(self, pile):
+        r = self.regions.get(id(pile))
+        if r is None or r[1] > len(pile) or r[0] > r[1]:
+            r = [0, 0]
+            self.regions[id(pile)] = r
+        return r
+
+    def _fix(self, pile, position: int, value, kind: str, zone: str):
+        lo, hi = self._region(pile)
+        if lo <= position < hi:
+            for j in range(lo, hi):
+                if pile[j] == value:
+                    pile[j], pile[position] = pile[position], pile[j]
+                    break
+            else:
+                raise Spurious(f"the trace puts a card on {'top' if kind == 'top' else 'the bottom'} of {zone} "
+                               "that the shuffled cards do not hold")
+            r = self.regions[id(pile)]
+            if position == hi - 1:
+                r[1] -= 1
+            else:
+                r[0] += 1
+        elif pile[position] != value:
+            raise Spurious(f"the trace needs a different {kind} card of {zone}, but that pile's order is known "
+                           "(it was not shuffled since)")
+
+    def top_event(self, pile, zone: str):
+        if pile:
+            self._fix(pile, len(pile) - 1, self._next("top", zone), "top", zone)
+
+    def shuffle(self, pile, zone: str = "a pile"):
+        self.regions[id(pile)] = [0, len(pile)]
+        self.top_event(pile, zone)
+
+    def refilled(self, pile, shuffled: bool, zone: str):
+        self.regions[id(pile)] = [0, len(pile)] if shuffled else [0, 0]
+        if self.batch is None:
+            self.top_event(pile, zone)
+
+    # a draw of n cards: the prover gives the multiset drawn, not the order, so the order is chosen
+    # here among the unknown cards, keeping the card that must come last for the end
+    def draw_begin(self, pile, zone: str):
+        cards, final_top, last = self._next("draw", zone)
+        self.batch = {"left": list(cards), "top": final_top, "last": last, "zone": zone, "popped": []}
+
+    def _choose(self, pile, position: int, kind: str):
+        b = self.batch
+        left = b["left"]
+        if not left:
+            raise Spurious(f"the rules draw more cards from {b['zone']} than the trace does")
+        lo, hi = self._region(pile)
+        last = b["last"]
+        if lo <= position < hi:
+            unknown = pile[lo:hi]
+            options = [c for c in left if c in unknown]
+            keep = [c for c in options if not (c == last and left.count(last) == 1 and len(left) > 1)]
+            if not (keep or options):
+                raise Spurious(f"the trace draws cards from {b['zone']} that are not among its shuffled cards")
+            self._fix(pile, position, (keep or options)[0], kind, b["zone"])
+        card = pile[position]
+        if card not in left:
+            raise Spurious(f"the trace does not draw the card on the {kind} of {b['zone']}, whose order is known")
+        left.remove(card)
+        b["popped"].append(card)
+
+    def pop_top(self, pile, zone: str):
+        if self.batch is None:
+            card = pile.pop()
+            r = self._region(pile)
+            r[1] = min(r[1], len(pile))
+            self.top_event(pile, zone)
+            return card
+        self._choose(pile, len(pile) - 1, "top")
+        card = pile.pop()
+        r = self._region(pile)
+        r[1] = min(r[1], len(pile))
+        return card
+
+    def pop_bottom(self, pile, zone: str):
+        if self.batch is None:
+            self._fix(pile, 0, self._next("bottom", zone), "bottom", zone)
+        else:
+            self._choose(pile, 0, "bottom")
+        card = pile.pop(0)
+        r = self._region(pile)
+        r[0], r[1] = max(r[0] - 1, 0), max(r[1] - 1, 0)
+        return card
+
+    def draw_end(self, pile, zone: str):
+        b, self.batch = self.batch, None
+        if b["left"]:
+            raise Spurious(f"the trace draws more cards from {zone} than the rules do")
+        if pile and b["top"] is not None and b["popped"]:
+            self._fix(pile, len(pile) - 1, b["top"], "top", zone)
+
+    def insert_bottom(self, pile, cards):
+        pile[0:0] = cards
+        r = self._region(pile)
+        if r[1] > r[0]:
+            r[0] += len(cards)
+            r[1] += len(cards)
+
+    def clear(self, pile):
+        pile.clear()
+        self.regions.pop(id(pile), None)
+
+    def remove(self, pile, card, from_top: bool, span, what):
+        """Take one copy of a card out of a pile: the topmost known copy, else one from the unknown region."""
+        lo, hi = self._region(pile)
+        order = list(range(len(pile) - 1, hi - 1, -1)) + list(range(hi - 1, lo - 1, -1)) + list(range(lo - 1, -1, -1)) \
+            if from_top else list(range(0, lo)) + list(range(lo, hi)) + list(range(hi, len(pile)))
+        for i in order:
+            if pile[i] == card:
+                del pile[i]
+                r = self.regions.get(id(pile))
+                if r is not None:
+                    if i < r[0]:
+                        r[0] -= 1
+                        r[1] -= 1
+                    elif i < r[1]:
+                        r[1] -= 1
+                return
+        raise Fault(span, f"{what} is not there")
+
+    @property
+    def unused(self) -> int:
+        return len(self.events) - self.pos
