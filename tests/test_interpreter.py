@@ -140,6 +140,17 @@ def test_gap_is_a_finding_not_a_crash():
     assert not rep.problems
 
 
+def test_gap_trace_ends_with_the_move_that_reached_it():
+    text = MINI.replace("draw 1 from stock to hand[p]",
+                        'draw 1 from stock to hand[p]\n  if size(hand[p]) == 3 { undecided "three chips" cite "Play" "x" }')
+    spec, rep = _sim(text, games=20)
+    gap, = [f for f in rep.findings.values() if f.kind == "gap"]
+    assert spec.actions[gap.moves[-1][0]].name == "take"
+    trace = record_trace(Program(spec, 2), gap.seed, gap.params, gap.moves)
+    assert trace.outcome["kind"] == "gap" and trace.steps[-1].action == "take"
+    assert len(trace.steps) == len(gap.moves)
+
+
 def test_deadlock_detected():
     text = MINI.replace("action stop() cite", "action stop() cite").replace(
         "when size(stock) == 0 and not done", "when size(stock) == 0 and not done and false")

@@ -78,6 +78,7 @@ def play_random(game: Game, policy: random.Random, max_steps: int, check: bool =
     reached: set[str] = set()
     spec = game.program.spec
     end = None
+    pending = None  # (move, moves before it) while a step runs
 
     def note_violations(vs):
         for v in vs:
@@ -108,7 +109,9 @@ def play_random(game: Game, policy: random.Random, max_steps: int, check: bool =
                 findings.append(f)
                 break
             move = moves[policy.randrange(len(moves))] if len(moves) > 1 else moves[0]
+            pending = (move, len(game.moves))
             note_violations(game.step(move, check=check))
+            pending = None
             if check:
                 note_reached()
         else:
@@ -120,14 +123,23 @@ def play_random(game: Game, policy: random.Random, max_steps: int, check: bool =
                 findings.append(f)
     except Gap as exc:
         f = gap_finding(spec, exc.id)
-        f.moves = list(game.moves)
+        f.moves = _with_failed(game, pending)
         findings.append(f)
     except Fault as exc:
         f = fault_finding(game.program, exc)
-        f.moves = list(game.moves)
+        f.moves = _with_failed(game, pending)
         findings.append(f)
     stats = game.stats() if end is not None else {}
     return GameResult(list(game.moves), end, findings, reached, stats)
+
+
+def _with_failed(game: Game, pending) -> list:
+    """The game's moves, with the move whose step raised if it was not recorded (it is recorded
+    only once its body completes), so that a finding's trace ends with the move that reached it."""
+    moves = list(game.moves)
+    if pending is not None and len(moves) == pending[1]:
+        moves.append(pending[0])
+    return moves
 
 
 @dataclass
