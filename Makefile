@@ -30,6 +30,7 @@ quick: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/simulate_bench.py
+	$(BIN)/python benchmarks/wizard_bench.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis site

@@ -68,6 +68,12 @@ def test_unused_declaration_warning():
     assert [d.code for d in diags] == ["W402"]
 
 
+def test_a_constant_used_only_in_a_range_bound_is_used():
+    diags = diagnostics_of(MINI + "\nconst highest = 10 * 5\nvar tally: 0..highest\nconst never = 3\n")
+    assert [(d.code, d.message) for d in diags] == [("W402", "var 'tally' is never used"),
+                                                    ("W402", "const 'never' is never used")]
+
+
 def test_every_code_is_documented():
     text = (ROOT / "docs" / "errors.md").read_text()
     for code in CODES:

@@ -49,6 +49,17 @@ def test_simulate_text_and_json():
     assert all("trace" in f for f in run["findings"])
 
 
+def test_simulate_avoid_gaps(tmp_path):
+    from conftest import MINI
+    path = tmp_path / "gap.rules"
+    path.write_text(MINI.replace("draw 1 from stock to hand[p]",
+                                 'draw 1 from stock to hand[p]\n  if size(hand[p]) == 3 { undecided "three chips" cite "Play" "x" }'))
+    r = run_cli("simulate", str(path), "--players", "2", "--games", "10", "--avoid-gaps")
+    assert r.code == 0 and "finished       10 of 10" in r.out and "(stepped around in " in r.out, r
+    run = json.loads(run_cli("simulate", str(path), "--players", "2", "--games", "10", "--avoid-gaps", "--json").out)["runs"][0]
+    assert run["avoid_gaps"] is True and sum(run["avoided"].values()) == run["findings"][0]["count"]
+
+
 def test_simulate_every_player_count_by_default():
     doc = json.loads(run_cli("simulate", TRICKS, "--games", "3", "--json").out)
     assert [r["players"] for r in doc["runs"]] == [3, 4]

@@ -140,6 +140,40 @@ def test_gap_is_a_finding_not_a_crash():
     assert not rep.problems
 
 
+def test_gap_trace_ends_with_the_move_that_reached_it():
+    text = MINI.replace("draw 1 from stock to hand[p]",
+                        'draw 1 from stock to hand[p]\n  if size(hand[p]) == 3 { undecided "three chips" cite "Play" "x" }')
+    spec, rep = _sim(text, games=20)
+    gap, = [f for f in rep.findings.values() if f.kind == "gap"]
+    assert spec.actions[gap.moves[-1][0]].name == "take"
+    trace = record_trace(Program(spec, 2), gap.seed, gap.params, gap.moves)
+    assert trace.outcome["kind"] == "gap" and trace.steps[-1].action == "take"
+    assert len(trace.steps) == len(gap.moves)
+
+
+def test_avoid_gaps_steps_around_an_undecided_point_and_goes_on():
+    text = MINI.replace("draw 1 from stock to hand[p]",
+                        'draw 1 from stock to hand[p]\n  if size(hand[p]) == 3 { undecided "three chips" cite "Play" "x" }')
+    spec, plain = _sim(text, games=20)
+    _spec, rep = _sim(text, games=20, avoid_gaps=True)
+    gap, = [f for f in rep.findings.values() if f.kind == "gap"]
+    assert plain.finished < 20 and rep.finished == 20 and "gap" not in rep.stopped
+    assert rep.avoided[gap.key] == gap.count > 0
+    trace = record_trace(Program(spec, 2), gap.seed, gap.params, gap.moves)
+    assert trace.outcome["kind"] == "gap" and trace.steps[-1].action == "take"
+    again = simulate(spec, 2, 20, "t", avoid_gaps=True)
+    assert again.moves == rep.moves and again.avoided == rep.avoided
+
+
+def test_avoid_gaps_stops_when_every_move_reaches_a_gap():
+    text = MINI.replace("when p == turn and size(stock) > 0 and not done",
+                        "when p == turn and size(stock) > 0 and not done and size(hand[p]) < 9").replace(
+        "draw 1 from stock to hand[p]",
+        'draw 1 from stock to hand[p]\n  if size(hand[p]) == 1 { undecided "one chip" cite "Play" "x" }')
+    _spec, rep = _sim(text, games=5, avoid_gaps=True)
+    assert rep.stopped == {"gap": 5} and rep.finished == 0 and sum(rep.avoided.values()) == 0
+
+
 def test_deadlock_detected():
     text = MINI.replace("action stop() cite", "action stop() cite").replace(
         "when size(stock) == 0 and not done", "when size(stock) == 0 and not done and false")

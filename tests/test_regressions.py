@@ -134,3 +134,14 @@ def test_cards_cannot_hide_in_a_var_map():
 def test_citations_on_vars_and_zones_are_collected():
     spec = compile_text(MINI.replace("var done: bool", 'var done: bool cite "End" "done"'))
     assert ("var done", ) == tuple(w for w, _c in spec.other_cites)
+
+
+def test_scenario_fixes_parameters_before_drawing_the_others():
+    # `b` depends on `a` through its `where`: fixing a = false must draw b = false, whatever seed.
+    text = BASE + ('param a: bool cite "P" "p"\nparam b: bool where not b or a cite "P" "p"\n'
+                   + "".join(f'scenario s{k} cite "S" "s" {{ seed {k}  param a = false  expect not b }}\n'
+                             for k in range(12))
+                   + 'scenario bad cite "S" "s" { param a = false  param b = true }\n')
+    results = {r.scenario.name: r for r in run_scenarios(compile_text(text))}
+    assert all(results[f"s{k}"].ok for k in range(12)), [r.message for r in results.values() if not r.ok]
+    assert not results["bad"].ok and "does not satisfy its `where` condition" in results["bad"].message

@@ -268,6 +268,10 @@ class Checker:
     def const_int(self, e, _seen: frozenset = frozenset(), report: bool = True) -> int | None:
         """A number fixed before the game starts (literals, arithmetic, constants of those)."""
         value = self._fixed_int(e, _seen)
+        for node in ast.walk(e):  # a constant named in a bound is used
+            sym = self.m.values.get(node.id) if isinstance(node, ast.Name) else None
+            if sym is not None and sym.kind == "const":
+                sym.used = True
         if value is None and report:
             self.err("E208", "a type's bounds must be fixed numbers", e.span,
                      hint="write a number such as 0..24, or a constant that is one; bounds cannot depend on "

@@ -73,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--max-steps", type=_positive, default=100_000, metavar="M",
                    help="stop a game that has not ended after M moves (default 100000)")
     s.add_argument("--save-traces", metavar="DIR", help="write each finding's shortest trace there as ITF JSON")
+    s.add_argument("--avoid-gaps", action="store_true",
+                   help="when a move reaches an undecided point, record the gap, take the move back and play "
+                        "another (a game stops at a gap only when every legal move reaches one)")
     s.add_argument("--no-check", action="store_true", help="do not check properties (for speed measurements)")
     s.add_argument("--json", action="store_true", help="print one JSON document on stdout")
 

@@ -120,7 +120,8 @@ def cmd_simulate(args) -> int:
     for n in counts:
         with progress_bar(args.games, f"{spec.label} {n} players") as bar:
             try:
-                rep = simulate(spec, n, args.games, args.seed, args.max_steps, bar, check=not args.no_check)
+                rep = simulate(spec, n, args.games, args.seed, args.max_steps, bar, check=not args.no_check,
+                               avoid_gaps=args.avoid_gaps)
             except ParamError as exc:
                 raise UserError(error("E305", str(exc), spec.params[0].span if spec.params else None)) from None
         reports.append(rep)
@@ -173,7 +174,10 @@ def _print_sim(rep, traces, saved) -> None:
     order = {"fault": 0, "deadlock": 1, "step_limit": 2, "violation": 3, "gap": 4}
     for f in sorted(rep.findings.values(), key=lambda f: (f.expected is not None, order[f.kind], f.key)):
         label = "expected" if f.expected else f.kind
-        print(f"\n  [{label}] {f.title}: in {f.count} of {rep.games} games")
+        around = rep.avoided.get(f.key, 0)
+        print(f"\n  [{label}] {f.title}: in {f.count} of {rep.games} games"
+              + (f" (stepped around in {around}, stopped in {f.count - around})" if rep.avoid_gaps and f.kind == "gap"
+                 else ""))
         if f.span:
             print(f"    at {f.span}" + (f"  {f.cite.label()}" if f.cite else ""))
         if f.expected:

@@ -145,11 +145,14 @@ def _start(program: Program, sc: ir.Scenario) -> Game:
     spec = program.spec
     seed = f"scenario/{sc.name}/{sc.seed}"
     sets = [s for s in sc.steps if isinstance(s, ir.SetParam)]
-    whole = None
-    del whole
-    params = program.draw_params(random.Random(f"{seed}/params")) if spec.params else []
     index = {p.name: i for i, p in enumerate(spec.params)}
+    # A first draw gives the values the scenario's expressions are evaluated with; the parameters
+    # the scenario fixes whole are then fixed before the others are drawn again, so that those
+    # are drawn to satisfy their `where` conditions given the fixed ones.
+    params = program.draw_params(random.Random(f"{seed}/params")) if spec.params else []
     P = list(params) + [None] * len(spec.consts)
+    whole: dict = {}
+    entries = []
     for s in sets:
         value = program.gen.compile_expr(s.value)([], P)
         if isinstance(s.target.type, OrderT):
@@ -157,21 +160,29 @@ def _start(program: Program, sc: ir.Scenario) -> Game:
                 raise _Fail(f"the value for {s.target.var} is not an order of every {s.target.type.elem}, "
                             "each exactly once", s.span)
             value = tuple(value)
-        i = index[s.target.var]
         if not program.fits(s.target.type, value):
             raise _Fail(f"{program.format(s.target.type, value) if _shown(program, s.target.type, value) else value!r} "
                         f"is not a value of {s.target.type} with {program.players} players", s.span)
-        if not s.target.path:
-            P[i] = value
+        if s.target.path:
+            entries.append((s, value))
         else:
-            container = P[i]
-            t = spec.params[i].type
-            for k, idx in enumerate(s.target.path):
-                key = program.domains.index(t.key, program.gen.compile_expr(idx)([], P))
-                if k == len(s.target.path) - 1:
-                    container[key] = value
-                else:
-                    container, t = container[key], t.value
+            whole[s.target.var] = value
+    if whole:
+        try:
+            params = program.draw_params(random.Random(f"{seed}/params"), whole)
+        except ParamError:
+            params = [whole.get(p.name, v) for p, v in zip(spec.params, params)]
+        P = list(params) + [None] * len(spec.consts)
+    for s, value in entries:
+        i = index[s.target.var]
+        container = P[i]
+        t = spec.params[i].type
+        for k, idx in enumerate(s.target.path):
+            key = program.domains.index(t.key, program.gen.compile_expr(idx)([], P))
+            if k == len(s.target.path) - 1:
+                container[key] = value
+            else:
+                container, t = container[key], t.value
     for i, p in enumerate(spec.params):
         if p.where is not None and not program.ns[f"pwhere_{i}"](P):
             raise _Fail(f"parameter {p.name} does not satisfy its `where` condition", sc.span)

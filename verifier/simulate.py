@@ -51,6 +51,7 @@ class GameResult:
     findings: list[Finding]
     reached: set[str]
     stats: dict
+    avoided: list[Finding] = field(default_factory=list)   # gaps stepped around (avoid_gaps)
 
 
 def gap_finding(spec: ir.Spec, gap_id: int) -> Finding:
@@ -71,13 +72,43 @@ def violation_finding(p: ir.Property, message: str) -> Finding:
                    p.expect_violated)
 
 
-def play_random(game: Game, policy: random.Random, max_steps: int, check: bool = True) -> GameResult:
-    """Play uniformly random legal moves until an end state, a finding that stops play, or the limit."""
+def may_reach_gap(spec: ir.Spec, action: ir.Action) -> bool:
+    """Whether an action's body holds an undecided point, or moves cards from a pile whose
+    exhaustion is undecided (procedures are inlined, so the body is all there is)."""
+    gappy = {v.name for v in spec.state if v.exhausted == "undecided"}
+
+    def reaches(stmts) -> bool:
+        for st in stmts:
+            if isinstance(st, ir.Undecided):
+                return True
+            if isinstance(st, ir.Move) and st.src is not None and st.src.var in gappy:
+                return True
+            if isinstance(st, ir.If) and (reaches(st.then) or reaches(st.other)):
+                return True
+            if isinstance(st, ir.For) and reaches(st.body):
+                return True
+        return False
+
+    return reaches(action.body)
+
+
+def play_random(game: Game, policy: random.Random, max_steps: int, check: bool = True,
+                avoid_gaps: bool = False) -> GameResult:
+    """Play uniformly random legal moves until an end state, a finding that stops play, or the limit.
+
+    With avoid_gaps, a move that reaches an undecided point is recorded as a gap (once per game
+    and place), taken back, and another legal move is chosen instead; the game stops at a gap
+    only when every legal move reaches one.
+    """
     findings: list[Finding] = []
+    avoided: list[Finding] = []
+    avoided_keys: set[str] = set()
+    gappy = [may_reach_gap(game.program.spec, a) for a in game.program.spec.actions] if avoid_gaps else []
     seen_props: set[str] = set()
     reached: set[str] = set()
     spec = game.program.spec
     end = None
+    pending = None  # (move, moves before it) while a step runs
 
     def note_violations(vs):
         for v in vs:
@@ -90,6 +121,29 @@ def play_random(game: Game, policy: random.Random, max_steps: int, check: bool =
     def note_reached():
         for p in game.reached():
             reached.add(p.name)
+
+    def step_around_gaps(move, moves):
+        """Step `move`; if it reaches a gap, record the gap, take the move back and try another."""
+        nonlocal pending
+        while True:
+            pending = (move, len(game.moves))
+            if not gappy[move[0]]:
+                return game.step(move, check=check)
+            saved, chance = game.snapshot(), game.chance.getstate()
+            try:
+                return game.step(move, check=check)
+            except Gap as exc:
+                moves = [m for m in moves if m != move]
+                if not moves:
+                    raise
+                f = gap_finding(spec, exc.id)
+                if f.key not in avoided_keys:
+                    avoided_keys.add(f.key)
+                    f.moves = _with_failed(game, pending)
+                    avoided.append(f)
+                game.S[:] = saved
+                game.chance.setstate(chance)
+                move = moves[policy.randrange(len(moves))] if len(moves) > 1 else moves[0]
 
     try:
         if check:
@@ -108,7 +162,9 @@ def play_random(game: Game, policy: random.Random, max_steps: int, check: bool =
                 findings.append(f)
                 break
             move = moves[policy.randrange(len(moves))] if len(moves) > 1 else moves[0]
-            note_violations(game.step(move, check=check))
+            pending = (move, len(game.moves))
+            note_violations(step_around_gaps(move, moves) if avoid_gaps else game.step(move, check=check))
+            pending = None
             if check:
                 note_reached()
         else:
@@ -120,14 +176,23 @@ def play_random(game: Game, policy: random.Random, max_steps: int, check: bool =
                 findings.append(f)
     except Gap as exc:
         f = gap_finding(spec, exc.id)
-        f.moves = list(game.moves)
+        f.moves = _with_failed(game, pending)
         findings.append(f)
     except Fault as exc:
         f = fault_finding(game.program, exc)
-        f.moves = list(game.moves)
+        f.moves = _with_failed(game, pending)
         findings.append(f)
     stats = game.stats() if end is not None else {}
-    return GameResult(list(game.moves), end, findings, reached, stats)
+    return GameResult(list(game.moves), end, findings, reached, stats, avoided)
+
+
+def _with_failed(game: Game, pending) -> list:
+    """The game's moves, with the move whose step raised if it was not recorded (it is recorded
+    only once its body completes), so that a finding's trace ends with the move that reached it."""
+    moves = list(game.moves)
+    if pending is not None and len(moves) == pending[1]:
+        moves.append(pending[0])
+    return moves
 
 
 @dataclass
@@ -144,6 +209,8 @@ class SimReport:
     reached: dict[str, int] = field(default_factory=dict)
     stats: dict[str, list] = field(default_factory=dict)
     seconds: float = 0.0
+    avoid_gaps: bool = False
+    avoided: dict[str, int] = field(default_factory=dict)    # gap key -> games that stepped around it
 
     @property
     def problems(self) -> list[Finding]:
@@ -161,6 +228,7 @@ class SimReport:
             "spec": spec.path, "game": spec.game, "edition": spec.edition, "players": self.players,
             "seed": self.seed, "games": self.games, "finished": self.finished, "moves": self.move_summary(),
             "ends": self.ends, "stopped": self.stopped, "seconds": round(self.seconds, 3),
+            "avoid_gaps": self.avoid_gaps, "avoided": self.avoided,
             "findings": [f.to_json() for f in self.findings.values()],
             "reachable": {p.name: self.reached.get(p.name, 0) for p in spec.properties if p.kind == "reachable"},
             "stats": {k: _stat_summary(v) for k, v in self.stats.items()},
@@ -176,12 +244,15 @@ def _stat_summary(values: list) -> dict:
 
 
 def simulate(spec: ir.Spec, players: int, games: int, seed, max_steps: int = 100_000,
-             progress=None, check: bool = True) -> SimReport:
-    """Play `games` random games; game g uses the seed "<seed>/<g>" (replayable on its own)."""
+             progress=None, check: bool = True, avoid_gaps: bool = False) -> SimReport:
+    """Play `games` random games; game g uses the seed "<seed>/<g>" (replayable on its own).
+
+    avoid_gaps: step around undecided points (see play_random) instead of stopping at the first.
+    """
     import time
 
     program = Program(spec, players)
-    report = SimReport(spec, players, str(seed), games)
+    report = SimReport(spec, players, str(seed), games, avoid_gaps=avoid_gaps)
     t0 = time.perf_counter()
     for g in range(games):
         game_seed = f"{seed}/{g}"
@@ -192,7 +263,7 @@ def simulate(spec: ir.Spec, players: int, games: int, seed, max_steps: int = 100
             result = GameResult([], None, [f], set(), {})
             game = None
         else:
-            result = play_random(game, random.Random(f"{game_seed}/policy"), max_steps, check)
+            result = play_random(game, random.Random(f"{game_seed}/policy"), max_steps, check, avoid_gaps)
         report.moves.append(len(result.moves))
         if result.end is not None:
             report.finished += 1
@@ -204,7 +275,10 @@ def simulate(spec: ir.Spec, players: int, games: int, seed, max_steps: int = 100
             kind = stopping[0].kind
             report.stopped[kind] = report.stopped.get(kind, 0) + 1
         params = game.params if game is not None else []
-        for f in result.findings:
+        for f in result.avoided:
+            report.avoided[f.key] = report.avoided.get(f.key, 0) + 1
+        stopped_keys = {f.key for f in result.findings}
+        for f in result.findings + [f for f in result.avoided if f.key not in stopped_keys]:
             f.seed, f.params = game_seed, params
             known = report.findings.get(f.key)
             if known is None:
