@@ -847,7 +847,7 @@ def _differences_page(diffs: list[tuple[str, str]]) -> str:
     for name, text in diffs:
         out.append(f"## {md(name)}")
         # the report's own headings go one level down, below the file's heading
-        out.append(re.sub(r"(?m)^(#{1,5}) ", lambda m: "#" + m.group(1) + " ", text.strip()) + "\n")
+        out.append(re.sub(r"(?m)^(#{1,5}) ", lambda m: "##" + m.group(1) + " ", text.strip()) + "\n")
     return "\n\n".join(out)
 
 
