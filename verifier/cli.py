@@ -98,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--out", required=True, metavar="DIR",
                    help="the folder for the pages (created if missing; its earlier pages are replaced)")
     d.add_argument("--results", action="append", default=[], metavar="FILE",
-                   help="the JSON output of `rulespec verify --json`, for the property statuses (repeatable)")
+                   help="verify results in the JSON format of `rulespec verify --json`, for the property statuses (repeatable)")
     d.add_argument("--diff", action="append", default=[], metavar="FILE",
                    help="a difference report in Markdown, included as the edition differences page (repeatable)")
     d.add_argument("--games", type=_positive, default=100, metavar="K",

@@ -134,6 +134,12 @@ def where(span: Span | None) -> str:
     return f"{md(os.path.basename(span.file))} line {span.line}"
 
 
+def shown_path(path: str) -> str:
+    """A spec's path relative to the current folder when it lies inside it, else as given."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel.replace(os.sep, "/")
+
+
 def title_heading(text: str | None, fallback: str) -> str:
     """A heading from a title the spec gives, if it is plain words; else the identifier."""
     if text and re.fullmatch(r"[^\W_][\w ,'’:]*", text) and "_" not in text:
@@ -266,7 +272,7 @@ class SpecPages:
         text = ", ".join(parts) + f", for {players} players."
         if s.source:
             text += f" Formalised from the rulebook {md(s.source)}."
-        return text + f" Spec file: {md(s.path)}."
+        return text + f" Spec file: {md(shown_path(s.path))}."
 
     # -- index: components and setup
     def index_page(self) -> str:
@@ -807,7 +813,7 @@ def _game_page(game: str, ds: list[SpecData]) -> str:
         rows.append([f"[{code(s.edition) if s.edition else 'the spec'}]({rel}/index.md)", md(s.edition_title or ""),
                      f"{s.min_players}–{s.max_players}", str(len(s.actions)),
                      f"[{len(s.properties)}]({rel}/properties.md)", f"[{len({(u.span.line, u.span.col) if u.span else u.id for u in s.undecided})}]({rel}/gaps.md)",
-                     md(s.path)])
+                     md(shown_path(s.path))])
     out.append(table(["edition", "title", "players", "rules", "properties", "gaps", "spec file"], rows))
     out.append("How the editions differ: see [edition differences](../differences.md).")
     return "\n\n".join(out)
