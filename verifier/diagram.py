@@ -125,17 +125,21 @@ def phase_graph(spec: ir.Spec) -> PhaseGraph | None:
     t: EnumT = spec.var(var).type
     start = _last_assigned(spec.init, var, t) or t.values[0]
     finals: dict[str, list[str]] = {}
+    terminal: set[str] = set()   # phases where an end holds whatever else is true: no move leaves them
     for e in spec.ends:
         conds = _conjuncts(e.cond)
         allowed = _allowed(conds, var, t)
         if allowed is not None and len(allowed) == 1:
             finals.setdefault(next(iter(allowed)), []).append(e.name)
+            if all(_compared(c, var, t) is not None for c in conds):
+                terminal |= allowed
     g = PhaseGraph(var, t.values, start, finals)
     for a in spec.actions:
         allowed = _allowed(a.guard, var, t)
         if allowed is None:
             g.unconstrained.append(a.name)
-            allowed = set(t.values) - set(finals)
+            allowed = set(t.values)
+        allowed = allowed - terminal
         targets, always = _assigned(a.body, var, t)
         for src in sorted(allowed, key=t.values.index):
             dsts = set(targets) | (set() if always else {src})
@@ -197,11 +201,13 @@ def render_svg(g: PhaseGraph, title: str = "") -> str:
             below.append((a, b, names))
     loop_h = {a: 34 + _LINE * len(names) for a, names in loops}
     max_loop = max(loop_h.values(), default=0)
+    # forward arcs pass above the loops' labels, so that their labels do not collide
+    up_base = max(60, max_loop + 8 + _LINE)
 
     def arc_height(ia, ib, names, base):
         return base + 34 * (abs(ib - ia) - 1) + _LINE * (len(names) - 1)
 
-    up = max([max_loop] + [arc_height(order.index(a), order.index(b), n, 60) + _LINE * len(n) for a, b, n in above])
+    up = max([max_loop] + [arc_height(order.index(a), order.index(b), n, up_base) + _LINE * len(n) for a, b, n in above])
     down = max([0] + [arc_height(order.index(a), order.index(b), n, 60) + _LINE * len(n) for a, b, n in below])
     node_h = 40
     finals_extra = 22 if g.finals else 0
@@ -232,7 +238,7 @@ def render_svg(g: PhaseGraph, title: str = "") -> str:
         ia, ib = order.index(a), order.index(b)
         x1 = xs[a] + widths[a] / 4
         x2 = xs[b] - widths[b] / 4
-        h = arc_height(ia, ib, names, 60)
+        h = arc_height(ia, ib, names, up_base)
         top = y - node_h / 2
         out(f'<path d="M{x1:.1f},{top:.1f} C{x1:.1f},{top - h:.1f} {x2:.1f},{top - h:.1f} {x2:.1f},{top:.1f}" {stroke}/>')
         labels((x1 + x2) / 2, top - h * 0.75 - _LINE * (len(names) - 1) - 4, names)
@@ -244,7 +250,7 @@ def render_svg(g: PhaseGraph, title: str = "") -> str:
         bottom = y + node_h / 2
         out(f'<path d="M{x1:.1f},{bottom:.1f} C{x1:.1f},{bottom + h:.1f} {x2:.1f},{bottom + h:.1f} {x2:.1f},{bottom:.1f}" '
             f'{stroke} stroke-dasharray="5,3"/>')
-        labels((x1 + x2) / 2, bottom + h * 0.75 + 12 - _LINE * (len(names) - 1) / 2, names)
+        labels((x1 + x2) / 2, bottom + h * 0.75 + 16, names)
     for a, names in loops:
         cx = xs[a]
         top = y - node_h / 2

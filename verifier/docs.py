@@ -798,7 +798,8 @@ def _summary(d: SpecData) -> str:
     counts: dict[str, int] = {}
     for r in d.results:
         if any(p.name == r.name for p in d.spec.properties):
-            counts[r.status] = counts.get(r.status, 0) + 1
+            key = "violated as expected" if r.status == "violated" and r.expected else r.status
+            counts[key] = counts.get(key, 0) + 1
     return ", ".join(f"{v} {md(k)}" for k, v in sorted(counts.items())) or "none"
 
 
