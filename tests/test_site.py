@@ -93,7 +93,7 @@ def test_a_generated_page_in_chromium_shows_the_rule_table_and_the_diagram(serve
     # the rule table: its header and a row per rule
     assert "<th>rule</th>" in html and "<th>who</th>" in html and "<th>rulebook</th>" in html
     for action in ("start_round", "join", "play_wand", "drop_out"):
-        assert f'href="#{action.replace("_", "-")}"' in html
+        assert f'href="#rule-{action.replace("_", "-")}"' in html
     # the diagram, drawn at build time: one box per phase, the moves on the arrows
     assert 'class="rulespec-diagram"' in html
     for phase in ("storm", "teams", "pull", "over"):

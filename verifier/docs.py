@@ -413,7 +413,7 @@ class SpecPages:
             rows = []
             for (a, b), names in sorted(graph.edges.items(), key=lambda kv: (graph.order().index(kv[0][0]),
                                                                               graph.order().index(kv[0][1]))):
-                rows.append([code(a), code(b), ", ".join(f"[{code(n)}](#{anchor(n)})" for n in names)])
+                rows.append([code(a), code(b), ", ".join(f"[{code(n)}](#rule-{anchor(n)})" for n in names)])
             out.append(table(["from", "to", "by the moves"], rows))
             if graph.unconstrained:
                 out.append("Moves whose conditions do not name a phase (shown from every phase where the game "
@@ -422,7 +422,7 @@ class SpecPages:
         rows = []
         for a in s.actions:
             who = self.prose.expr(a.by) if a.by is not None else "automatic"
-            rows.append([f"[{code(a.name)}](#{anchor(a.name)})", who, self.phase_of(a, graph),
+            rows.append([f"[{code(a.name)}](#rule-{anchor(a.name)})", who, self.phase_of(a, graph),
                          _doc(a.doc), cite_text(a.cite) if a.cite else ""])
         out.append(table(["rule", "who", "phase", "what it does", "rulebook"], rows))
         out.append("## Every rule")
@@ -452,7 +452,7 @@ class SpecPages:
 
     def action_section(self, a: ir.Action) -> str:
         p = self.prose
-        out = [f"### {code(a.name)} {{#{anchor(a.name)}}}"]
+        out = [f"### {code(a.name)} {{#rule-{anchor(a.name)}}}"]
         if a.doc:
             out.append(f"*{md(a.doc)}*")
         out.append(_cite_line(a.cite))
@@ -490,14 +490,14 @@ class SpecPages:
         rows = []
         for prop in s.properties:
             cells = [_status_cell(by.get((prop.name, n))) for n in counts]
-            rows.append([f"[{code(prop.name)}](#{anchor(prop.name)})", md(prop.kind) + (" (lemma)" if prop.lemma else ""),
+            rows.append([f"[{code(prop.name)}](#property-{anchor(prop.name)})", md(prop.kind) + (" (lemma)" if prop.lemma else ""),
                          _doc(prop.doc)] + cells)
         if rows:
             out.append(table(["property", "kind", "what it says"] + [f"{n} players" for n in counts], rows))
         else:
             out.append("The spec states no properties.")
         for prop in s.properties:
-            out.append(f"## {code(prop.name)} {{#{anchor(prop.name)}}}")
+            out.append(f"## {code(prop.name)} {{#property-{anchor(prop.name)}}}")
             if prop.doc:
                 out.append(f"*{md(prop.doc)}*")
             out.append(f"**{md(prop.kind.capitalize())}.** {self.prose.property(prop)}")
@@ -622,7 +622,7 @@ class SpecPages:
 
         walk(self.spec.init, "the setup")
         for a in self.spec.actions:
-            walk(a.body, f"[{code(a.name)}](rules.md#{anchor(a.name)})")
+            walk(a.body, f"[{code(a.name)}](rules.md#rule-{anchor(a.name)})")
         for v in self.spec.state:
             if v.exhausted_gap is not None:
                 owners.setdefault(v.exhausted_gap.id, []).append(f"a draw from an empty {code(v.name)}")
