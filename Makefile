@@ -1,6 +1,7 @@
 # The two commands of the README. Each sets up what it needs (a virtual environment in .venv
 # with the project installed from pyproject.toml) on first use, then does its job.
-#   make run    the main job: check every shipped spec, run its rulings, simulate it
+#   make run    the main job: check every shipped spec, run its rulings, simulate it, and build
+#               the rules reference site (docs/generated/ by rulespec docs, then site/ by mkdocs)
 #   make test   the whole test suite, slow tests included (what CI runs)
 
 PYTHON ?= python3
@@ -9,7 +10,7 @@ BIN := $(VENV)/bin
 RULEBOOKS ?= $(firstword $(wildcard ../shared/rulebooks) $(RULESPEC_RULEBOOKS))
 GAMES ?= 200
 
-.PHONY: run test quick bench clean
+.PHONY: run test quick bench docs clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +22,14 @@ run: $(VENV)/.installed
 	RULESPEC_RULEBOOKS=$(RULEBOOKS) $(BIN)/rulespec check examples $(wildcard spec)
 	@for f in $$(find examples $(wildcard spec) -name '*.rules' | sort); do \
 	  echo; $(BIN)/rulespec simulate $$f --games $(GAMES) --seed 1 || exit $$?; done
+	@echo
+	$(MAKE) --no-print-directory docs
+
+# The rules reference: pages for every shipped spec, then the site (site/index.html).
+docs: $(VENV)/.installed
+	$(BIN)/rulespec docs --out docs/generated --games $(GAMES) --seed 1
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+	@echo "site built: site/index.html"
 
 test: $(VENV)/.installed
 	RULESPEC_RULEBOOKS=$(RULEBOOKS) $(BIN)/python -m pytest -q
@@ -33,4 +42,4 @@ bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/wizard_bench.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis site
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis site docs/generated

@@ -159,6 +159,6 @@ def test_help_lists_commands():
     r = run_cli("--help") if False else None
     p = subprocess.run([sys.executable, "-m", "verifier", "--help"], capture_output=True, text=True,
                        env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    for cmd in ("check", "test", "simulate", "replay", "play"):
+    for cmd in ("check", "test", "simulate", "replay", "play", "docs"):
         assert cmd in p.stdout
     assert r is None

@@ -37,7 +37,8 @@ def _positive(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="rulespec", description="Formal rules specifications for board and card games: "
-                "check a .rules file, run its rulings, simulate, replay and play games.",
+                "check a .rules file, run its rulings, simulate, replay and play games, and write the rules "
+                "reference.",
                 epilog="Exit codes: 0 nothing wrong, 1 a violation or failed scenario, 2 invalid input, "
                        "3 internal error.")
     p.add_argument("--version", action="version", version=f"rulespec {__version__}")
@@ -86,6 +87,29 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("spec", metavar="SPEC", help="a .rules file")
     r.add_argument("trace", metavar="TRACE", help="an ITF JSON trace")
     r.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
+    d = sub.add_parser("docs", help="write the rules reference: Markdown pages for mkdocs",
+                       description="Write the rules reference as Markdown pages for mkdocs: for each spec its "
+                                   "components, setup, round structure (a diagram), every rule in plain English "
+                                   "next to its formal text and citation, every property with its status per "
+                                   "player count, the rulebook gaps, and statistics of simulated games with plots. "
+                                   "Property statuses come from --results files; without one they come from the "
+                                   "simulations (tested or violated, never proved). Refuses to write into a "
+                                   "folder that holds files it did not write.")
+    d.add_argument("specs", nargs="*", metavar="SPEC",
+                   help=".rules files or folders (default: every .rules file under examples/ and spec/)")
+    d.add_argument("--out", required=True, metavar="DIR",
+                   help="the folder for the pages (created if missing; its earlier pages are replaced)")
+    d.add_argument("--results", action="append", default=[], metavar="FILE",
+                   help="verify results in the JSON format of `rulespec verify --json`, for the property statuses (repeatable)")
+    d.add_argument("--diff", action="append", default=[], metavar="FILE",
+                   help="a difference report in Markdown, included as the edition differences page (repeatable)")
+    d.add_argument("--games", type=_positive, default=100, metavar="K",
+                   help="simulated games per player count, for the statistics and statuses (default 100)")
+    d.add_argument("--seed", default="0", metavar="S", help="seed for the simulations (any text; default 0)")
+    d.add_argument("--max-steps", type=_positive, default=100_000, metavar="M",
+                   help="stop a simulated game that has not ended after M moves (default 100000)")
+    d.add_argument("--json", action="store_true", help="print one JSON document on stdout")
 
     pl = sub.add_parser("play", help="step through a game choosing among numbered legal moves",
                         description="Play a game at a prompt: the state as the player to move sees it, then "

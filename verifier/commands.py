@@ -212,6 +212,48 @@ def _save_traces(folder: str, spec, traces) -> dict:
     return saved
 
 
+# ---- docs --------------------------------------------------------------------------------
+
+def cmd_docs(args) -> int:
+    import time
+
+    from .docs import default_specs, read_diffs, write_reference
+    from .progress import progress_bar
+    from .results import read_results
+
+    t0 = time.perf_counter()
+    files = expand_paths(args.specs) if args.specs else default_specs()
+    specs, diags = [], []
+    for path in files:  # every spec is checked before anything is written
+        loaded = load(path)
+        if loaded.spec is None:
+            diags += loaded.diagnostics
+        else:
+            specs.append(loaded.spec)
+    if diags:
+        raise UserError(diags)
+    results = read_results(args.results)
+    diffs = read_diffs(args.diff)
+
+    def progress(spec, n):
+        return progress_bar(args.games, f"{spec.label} {n} players")
+
+    written = write_reference(args.out, specs, results, diffs, args.games, args.seed, args.max_steps, progress)
+    pages = [f for f in written if f.endswith(".md")]
+    seconds = time.perf_counter() - t0
+    if args.json:
+        emit_json({"ok": True, "out": args.out, "specs": [s.path for s in specs], "pages": pages,
+                   "files": written, "seconds": round(seconds, 3)})
+    else:
+        print(f"{args.out}: {len(pages)} pages and {len(written) - len(pages)} other files for "
+              f"{len(specs)} spec{'s' * (len(specs) != 1)} in {seconds:.1f} s")
+        for s in specs:
+            given = results.for_spec(s.path, s.game, s.edition)
+            print(f"  {s.path}: property statuses from " +
+                  (given.file if given else f"{args.games} simulated games per player count"))
+    return EXIT_OK
+
+
 # ---- replay and play ---------------------------------------------------------------------
 
 def cmd_replay(args) -> int:
@@ -238,4 +280,4 @@ def cmd_play(args) -> int:
     return play(spec, n, args.seed, sys.stdin, sys.stdout, args.save_trace)
 
 
-__all__ = ["cmd_check", "cmd_test", "cmd_simulate", "cmd_replay", "cmd_play", "EXIT_INPUT"]
+__all__ = ["cmd_check", "cmd_test", "cmd_simulate", "cmd_docs", "cmd_replay", "cmd_play", "EXIT_INPUT"]

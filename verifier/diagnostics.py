@@ -19,6 +19,8 @@ CODES: dict[str, str] = {
     "E005": "nesting too deep",
     "E006": "invalid command-line usage",
     "E007": "invalid trace file",
+    "E008": "cannot write output",
+    "E009": "invalid results file",
     # syntax
     "E010": "syntax error",
     "E011": "unexpected character",

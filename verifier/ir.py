@@ -439,6 +439,7 @@ class Spec:
     scenarios: list[Scenario]
     undecided: list[Undecided] = field(default_factory=list)
     other_cites: list[tuple[str, Cite]] = field(default_factory=list)  # on vars, zones, procs, stats
+    init_span: Span | None = None  # the whole `init` declaration, for showing its text
 
     def var(self, name: str) -> StateVar:
         return next(v for v in self.state if v.name == name)

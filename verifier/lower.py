@@ -69,7 +69,8 @@ class _Lowerer:
             min_players=p.lo, max_players=p.hi, players_cite=_cite(p.cite), enums=enums, records=records,
             consts=consts, params=params, state=state, defs=defs, init=init,
             init_cite=_cite(_clause(init_decl, ast.Cite)), actions=actions, properties=properties, ends=ends,
-            stats=stats, scenarios=scenarios, undecided=self.undecided, other_cites=other_cites)
+            stats=stats, scenarios=scenarios, undecided=self.undecided, other_cites=other_cites,
+            init_span=init_decl.span)
 
     def consts(self, decls) -> list[ir.Const]:
         """Constants in an order where each comes after those it uses."""
