@@ -115,7 +115,8 @@ def test_every_builtin_aggregate_operator_and_statement_form_is_covered(rendered
 def test_no_placeholder_text(rendered):
     bad = [(p, type(n).__name__, t) for p, n, t in rendered if not t.strip() and not isinstance(n, ir.Place)
            and isinstance(n, (ir.Expr, ir.Stmt, ir.Step, ir.Domain))]
-    bad += [(p, type(n).__name__, t) for p, n, t in rendered if PLACEHOLDER.search(t)]
+    # the spec's own words (reasons, quotes) are rendered inside “…”: they may hold any character
+    bad += [(p, type(n).__name__, t) for p, n, t in rendered if PLACEHOLDER.search(re.sub(r"“[^”]*”", "", t))]
     assert not bad, bad[:10]
 
 
