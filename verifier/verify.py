@@ -76,18 +76,28 @@ class Verifier:
         self.pre, self.pre_ok = enc.fresh_state("s.")
         self.steps: dict[str, StepResult] = {}
         self.unsupported: dict[str, str] = {}
+        self.post_totals: dict = {}  # id(result state) -> its totals (the pre-state's plus the step's ledger)
+        pre_totals = None
         for a in self.spec.actions:
             try:
-                self.steps[a.name] = enc.step(self.pre, self.params, self.consts, a, tag=f"t.{a.name}")
+                st = enc.step(self.pre, self.params, self.consts, a, tag=f"t.{a.name}")
             except Unsupported as exc:
                 self.unsupported[a.name] = exc.message
+                continue
+            self.steps[a.name] = st
+            if pre_totals is None:
+                from .backends.z3 import zone_totals
+                pre_totals = zone_totals(enc, self.pre)
+            self.post_totals[id(st.state)] = enc.totals_after(self.pre, st, pre_totals)
         self._values: dict = {}
+        if not hasattr(self, "post_totals"):
+            self.post_totals = {}
 
     def value(self, expr: ir.Expr, state: dict, key=None, tag="v"):
         """(value, fault condition, constraints) of an expression in a state (cached by key)."""
         if key is not None and key in self._values:
             return self._values[key]
-        r = self.enc.evaluate(expr, state, self.params, self.consts, tag=tag)
+        r = self.enc.evaluate(expr, state, self.params, self.consts, tag=tag, totals=self.post_totals.get(id(state)))
         if key is not None:
             self._values[key] = r
         return r
@@ -178,33 +188,14 @@ class Verifier:
             for a in self.spec.actions:
                 if not candidates:
                     break
-                st = self.steps[a.name]
-                while candidates:
-                    s = self.solver()
-                    s.add(*self.assumptions(candidates), st.guard, st.alive, *st.constraints)
-                    posts = {}
-                    for p in self.invariants:
-                        if p.name in candidates:
-                            h, cons = self.holds(p, st.state, f"post.{a.name}")
-                            s.add(*cons)
-                            posts[p.name] = h
-                    s.add(NOT(AND(*posts.values())))
-                    r = s.check()
-                    if r == z3.unsat:
-                        break
-                    if r == z3.unknown:
-                        for name in list(candidates):
-                            unknown[name] = f"the induction step for {a.name}: {s.reason_unknown()}"
-                        candidates.clear()
-                        break
-                    m = s.model()
-                    failed = [name for name, h in posts.items() if not _model_bool(m, h)]
-                    if not failed:  # should not happen; be safe
-                        failed = list(posts)
-                    for name in failed:
-                        candidates.discard(name)
-                        broken[name] = f"not preserved by {a.name}"
-                        self.cti[name] = (a, m, st)
+                failed, timed_out = self.preserved(a, candidates)
+                for name, why in timed_out.items():
+                    candidates.discard(name)
+                    unknown[name] = why
+                    changed = True
+                for name in failed:
+                    candidates.discard(name)
+                    broken[name] = f"not preserved by {a.name}"
                     changed = True
         seconds = time.perf_counter() - t0
         for p in self.invariants:
@@ -219,6 +210,52 @@ class Verifier:
                 why = broken.get(p.name, "expected to fail")
                 self.search_violation(p, why)
         return candidates
+
+    def preserved(self, a: ir.Action, candidates: set) -> tuple[list, dict]:
+        """Which candidates action a may break, assuming all of them before the move.
+
+        One query for all at once; when it times out, one query per invariant, so that a hard
+        one does not take the others down with it. Returns (broken names, {name: why unknown})."""
+        st = self.steps[a.name]
+        failed: list = []
+        timed_out: dict = {}
+        remaining = set(candidates)
+        while remaining:
+            s = self.solver()
+            s.add(*self.assumptions(candidates), st.guard, st.alive, *st.constraints)
+            posts = {}
+            for p in self.invariants:
+                if p.name in remaining:
+                    h, cons = self.holds(p, st.state, f"post.{a.name}")
+                    s.add(*cons)
+                    posts[p.name] = h
+            s.add(NOT(AND(*posts.values())))
+            r = s.check()
+            if r == z3.unsat:
+                return failed, timed_out
+            if r == z3.sat:
+                m = s.model()
+                bad = [name for name, h in posts.items() if not _model_bool(m, h)] or list(posts)
+                for name in bad:
+                    self.cti[name] = (a, m, st)
+                    remaining.discard(name)
+                failed.extend(bad)
+                return failed, timed_out  # the caller drops them and comes back with the rest
+            break  # unknown: go one by one
+        for p in self.invariants:
+            if p.name not in remaining:
+                continue
+            s = self.solver()
+            s.add(*self.assumptions(candidates), st.guard, st.alive, *st.constraints)
+            h, cons = self.holds(p, st.state, f"post.{a.name}")
+            s.add(*cons, NOT(h))
+            r = s.check()
+            if r == z3.sat:
+                self.cti[p.name] = (a, s.model(), st)
+                failed.append(p.name)
+            elif r == z3.unknown:
+                timed_out[p.name] = f"the induction step for {a.name}: {s.reason_unknown()}"
+        return failed, timed_out
 
     def cti_text(self, p: ir.Property) -> str:
         """Which action breaks the induction, and from which state (the variables the invariant reads)."""

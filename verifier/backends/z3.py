@@ -279,6 +279,7 @@ class StepResult:
     guard: object = True
     guard_faults: list = field(default_factory=list)
     args: tuple = ()
+    ledger: dict = field(default_factory=dict)   # cards created per element type and value (moves: none)
 
 
 class Encoder:
@@ -394,11 +395,16 @@ class Encoder:
         if not guard_only:
             ctx.run(action.body)
         return StepResult(ctx.state, ctx.alive, ctx.faults, ctx.gaps, ctx.events, constraints + ctx.constraints,
-                          guard, guard_faults, args)
+                          guard, guard_faults, args, ctx.ledger)
 
-    def evaluate(self, expr: ir.Expr, state: dict, params: dict, consts: dict, tag: str = "eval"):
-        """(value, fault condition, constraints): an expression's value in a state, and when it faults."""
+    def evaluate(self, expr: ir.Expr, state: dict, params: dict, consts: dict, tag: str = "eval",
+                 totals: dict | None = None):
+        """(value, fault condition, constraints): an expression's value in a state, and when it faults.
+
+        `totals` gives the zones' totals per element type when they are known more simply than by
+        summing the zones (a step's result: the totals before it plus its ledger)."""
         ctx = Ctx(self, state, params, consts, tag=tag)
+        ctx.totals_override = totals
         value = ctx.ev(expr)
         return value, OR(*[c for c, _m, _s in ctx.faults]), ctx.constraints
 
@@ -466,6 +472,15 @@ class Encoder:
                 out.append(z3.Distinct(*v.items) if any(isinstance(x, z3.ExprRef) for x in v.items)
                            else len(set(v.items)) == len(v.items))
 
+    def totals_after(self, before: dict, result: "StepResult", cache: dict | None = None) -> dict:
+        """The totals per element type after a step: before + what the step created (nothing for moves)."""
+        base = zone_totals(self, before) if cache is None else cache
+        out = {}
+        for t, vec in base.items():
+            delta = result.ledger.get(t)
+            out[t] = vec if delta is None else [a + d for a, d in zip(vec, delta)]
+        return out
+
     def state_ok(self, state: dict) -> list:
         out = []
         for v in self.spec.state:
@@ -498,6 +513,22 @@ class Encoder:
             top = ev(v.top.val) if _model_bool(model, v.top.some) else None
             return ("pile", counts, top)
         raise Unsupported(f"cannot read a value of type {t}")
+
+
+def zone_totals(enc: "Encoder", state: dict) -> dict:
+    """For each element type, the count of each value summed over every zone holding that type."""
+    out: dict = {}
+    for v in enc.spec.state:
+        zt = v.type.value if isinstance(v.type, MapT) else v.type
+        if not v.zone or not isinstance(zt, (BagT, PileT)):
+            continue
+        zones = state[v.name].items if isinstance(v.type, MapT) else [state[v.name]]
+        acc = out.get(zt.elem)
+        for z in zones:
+            acc = list(z.counts) if acc is None else [a + c for a, c in zip(acc, z.counts)]
+        if acc is not None:
+            out[zt.elem] = acc
+    return {t: [x if type(x) is int else z3.simplify(x) if False else x for x in vec] for t, vec in out.items()}
 
 
 def _model_int(model, x) -> int:
@@ -535,6 +566,8 @@ class Ctx:
         self.tag = tag
         self.enc_cache = enc.cache
         self.onehots: dict = {}
+        self.ledger: dict = {}            # element type -> cards created per value by this step (moves: none)
+        self.totals_override = None       # element type -> totals, when evaluating in a step's result
 
     def onehot(self, k, size: int, t: Type | None = None):
         """0/1 indicators o_j of the value k (exactly one is 1, and sum j*o_j = k), so that adding or
@@ -966,6 +999,12 @@ class Ctx:
                          for i in range(self.n)])
         if name == "rank":
             seq, x = args
+            if isinstance(seq, PileV):  # a position in a pile: its order is not followed, any position is possible
+                k = self.key(t0.elem, x)
+                self.fault(select(seq.counts, k, 0) < 1, "the value is not in the pile", e.span)
+                r = self.choice(IntT(0, None), "rank")
+                self.constraints.append(r < SUM(seq.counts))
+                return r
             self.fault(AND(*[NOT(self.equal(None, y, None, x)) for y in seq.items]), "the value is not in the order",
                        e.span)
             return SUM([ITE(self.equal(None, y, None, x), i, 0) for i, y in enumerate(seq.items)])
@@ -1003,17 +1042,36 @@ class Ctx:
     def total(self, t: Type, value):
         """How many cards of this value are in all zones together."""
         terms = []
-        for v in self.enc.spec.state:
-            zt = v.type.value if isinstance(v.type, MapT) else v.type
-            if not v.zone or not isinstance(zt, (BagT, PileT)):
+        for elem, vector in self.totals_by_type().items():
+            if not (elem == t or isinstance(elem, EnumT) and isinstance(t, EnumT) and elem.includes(t)):
                 continue
-            if not (zt.elem == t or isinstance(zt.elem, EnumT) and isinstance(t, EnumT) and zt.elem.includes(t)):
-                continue
-            zones = self.state[v.name].items if isinstance(v.type, MapT) else [self.state[v.name]]
-            k = self.key(zt.elem, value)
-            for z in zones:
-                terms.append(select(z.counts, k, 0))
+            terms.append(select(vector, self.key(elem, value), 0))
         return SUM(terms)
+
+    def totals_by_type(self) -> dict:
+        """For each element type of the zones, the number of cards of each value in all of them.
+
+        When the state is a step's result, these are the totals before the step plus the ledger of
+        what the step created or destroyed (moves create nothing), not a sum over every zone."""
+        if self.totals_override is not None:
+            return self.totals_override
+        return zone_totals(self.enc, self.state)
+
+    def _zone_total(self, var_name: str) -> list:
+        """The count of each value over all zones of one (possibly indexed) zone variable."""
+        v = self.enc.vars[var_name]
+        value = self.state[var_name]
+        zones = value.items if isinstance(v.type, MapT) else [value]
+        return [SUM([z.counts[k] for z in zones]) for k in range(len(zones[0].counts))] if zones else []
+
+    def _ledger_change(self, var_name: str, before: list, after: list):
+        """Record cards created (or destroyed) in a zone variable: after - before, per value."""
+        v = self.enc.vars[var_name]
+        zt = v.type.value if isinstance(v.type, MapT) else v.type
+        key = zt.elem
+        old = self.ledger.get(key) or [0] * len(after)
+        self.ledger[key] = [o + (a - b if not (concrete(a) is not None and concrete(b) is not None)
+                                 else concrete(a) - concrete(b)) for o, a, b in zip(old, after, before)]
 
     def ev_Make(self, e):
         rt = e.record
@@ -1041,7 +1099,7 @@ class Ctx:
         acc = [0] * size
         bits = [False] * size
 
-        def add(item):
+        def add(item, mult):
             k = self.key(t.elem, self.ev(item.elem))
             cnt = self.ev(item.count) if item.count is not None else 1
             if isinstance(t, SetT):
@@ -1056,41 +1114,38 @@ class Ctx:
                 self.fault(AND(self.pc_here, cnt < 0), "a negative number of cards", e.span)
             elif concrete(cnt) < 0:
                 self.fault(self.pc_here, "a negative number of cards", e.span)
+            amount = MUL(cnt, mult)
             c = concrete(k)
             if c is not None:
-                acc[c] = acc[c] + ITE(self.pc_here, cnt, 0) if not is_true(self.pc_here) else acc[c] + cnt
+                acc[c] = acc[c] + (amount if is_true(self.pc_here) else ITE(self.pc_here, amount, 0))
             else:
                 for i in range(size):
-                    acc[i] = acc[i] + ITE(AND(self.pc_here, EQ(k, i)), cnt, 0)
+                    acc[i] = acc[i] + ITE(AND(self.pc_here, EQ(k, i)), amount, 0)
 
         for item in e.items:
             self.pc_here = True
-            self.comprehend(item, list(item.binders), lambda item=item: add(item))
+            self.comprehend(item, list(item.binders), lambda mult, item=item: add(item, mult), 1)
         if isinstance(t, SetT):
             return SetV(bits)
-        return BagV([x if isinstance(x, int) else z3.simplify(x) if not isinstance(x, z3.ExprRef) else x for x in acc])
+        return BagV(acc)
 
-    def comprehend(self, item, binders, body):
+    def comprehend(self, item, binders, body, mult):
+        """Run body once per combination of binder values; over a bag a value comes with its count."""
         if not binders:
             if item.where is not None:
                 w = self.ev(item.where)
                 saved = self.pc_here
                 self.pc_here = AND(saved, w)
-                body()
+                body(mult)
                 self.pc_here = saved
             else:
-                body()
+                body(mult)
             return
         (name, dom), rest = binders[0], binders[1:]
         for value, weight, present in self.elements(dom):
-            if not (isinstance(weight, int) and weight == 1) and not isinstance(dom, ir.TypeDomain):
-                # a comprehension over a bag with duplicates: each copy would need its own element
-                cw = concrete(weight)
-                if cw is None or cw > 1:
-                    raise Unsupported("a comprehension over a zone whose counts are not known", dom.span)
             saved = self.pc_here
             self.pc_here = AND(saved, present)
-            self.bind(name, value, lambda: self.comprehend(item, rest, body))
+            self.bind(name, value, lambda weight=weight: self.comprehend(item, rest, body, MUL(mult, weight)))
             self.pc_here = saved
 
     def ev_ListOf(self, e):
@@ -1217,6 +1272,15 @@ class Ctx:
         return copy_value(value)
 
     def st_Assign(self, s):
+        var = self.enc.vars[s.target.var]
+        if var.zone:  # assigning a zone creates or destroys cards: keep the ledger of totals
+            before = self._zone_total(s.target.var)
+            self._assign(s)
+            self._ledger_change(s.target.var, before, self._zone_total(s.target.var))
+            return
+        self._assign(s)
+
+    def _assign(self, s):
         t = s.target.type
         current, setter = self.place_get(s.target)
         value = self.ev(s.value)
@@ -1525,20 +1589,30 @@ class Ctx:
                 else_fn()
             return
         saved_pc, before, saved_locals = self.pc, dict(self.state), dict(self.locals)
+        ledger_before = dict(self.ledger)
         self.pc = AND(saved_pc, cond)
         then_fn()
-        after_then = self.state
-        self.state, self.locals = dict(before), dict(saved_locals)
+        after_then, ledger_then = self.state, self.ledger
+        self.state, self.locals, self.ledger = dict(before), dict(saved_locals), dict(ledger_before)
         self.pc = AND(saved_pc, NOT(cond))
         if else_fn:
             else_fn()
-        after_else = self.state
+        after_else, ledger_else = self.state, self.ledger
         self.pc, self.locals = saved_pc, saved_locals
         merged = {}
         for name, old in before.items():
             a, b = after_then[name], after_else[name]
             merged[name] = a if a is b else merge(cond, a, b)
         self.state = merged
+        ledger = {}
+        for key in set(ledger_then) | set(ledger_else):
+            a, b = ledger_then.get(key), ledger_else.get(key)
+            if a is None:
+                a = [0] * len(b)
+            if b is None:
+                b = [0] * len(a)
+            ledger[key] = a if a is b else [ITE(cond, x, y) for x, y in zip(a, b)]
+        self.ledger = ledger
 
     def st_If(self, s):
         c = self.ev(s.cond)
