@@ -80,6 +80,22 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-check", action="store_true", help="do not check properties (for speed measurements)")
     s.add_argument("--json", action="store_true", help="print one JSON document on stdout")
 
+    v = sub.add_parser("verify", help="prove the properties with Z3, for every player count",
+                       description="Prove every property of the specs with Z3, for every player count: invariants "
+                                   "by induction, rankings and bounds by induction, undecided points proved "
+                                   "unreachable or reached, deadlocks and run-time errors ruled out. What is not "
+                                   "proved is searched for by bounded model checking; every counterexample is "
+                                   "replayed in the interpreter before it is reported. Statuses: proved, bounded "
+                                   "(k = depth), violated (with a trace), unknown (time-out or unsupported), and "
+                                   "for reachability reachable / unreachable. With no SPEC: every spec under spec/.")
+    v.add_argument("specs", nargs="*", metavar="SPEC", help=".rules files or folders (default: spec/)")
+    v.add_argument("--players", type=_positive, metavar="N", help="player count (default: every count)")
+    v.add_argument("--depth", type=_positive, default=8, metavar="K",
+                   help="bounded search depth in moves for what induction does not prove (default 8)")
+    v.add_argument("--timeout", type=_positive, default=30, metavar="SECONDS",
+                   help="time limit of each solver query; past it the answer is unknown (default 30)")
+    v.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
     r = sub.add_parser("replay", help="replay a saved trace and say where it stops being legal",
                        description="Replay an ITF trace (as written by simulate --save-traces or play "
                                    "--save-trace) move by move, checking that each move is legal and each "

@@ -254,6 +254,66 @@ def cmd_docs(args) -> int:
     return EXIT_OK
 
 
+# ---- verify --------------------------------------------------------------------------------
+
+def cmd_verify(args) -> int:
+    from .progress import progress_bar
+    from .verify import Verifier
+
+    import time
+
+    files = expand_paths(args.specs, default_dir="spec")
+    runs = []
+    started = time.perf_counter()
+    for path in files:
+        spec, _warnings = load_spec(path)
+        counts = _check_players(spec, args.players) if args.players else \
+            list(range(spec.min_players, spec.max_players + 1))
+        results = []
+        for n in counts:
+            total = sum(1 for p in spec.properties if p.kind != "invariant")
+            with progress_bar(total, f"verify {spec.label} {n} players") as bar:
+                done = [0]
+
+                def tick():
+                    done[0] += 1
+                    bar(done[0])
+                results.extend(Verifier(spec, n, args.depth, args.timeout).run(tick))
+        runs.append((path, spec, results, time.perf_counter() - started))
+        started = time.perf_counter()
+    problems = sum(r.problem for _p, _s, rs, _t in runs for r in rs)
+    if args.json:
+        emit_json({"ok": problems == 0, "specs": [
+            {"spec": path, "game": spec.game, "edition": spec.edition, "seconds": round(t, 2),
+             "results": [r.to_json() for r in rs]}
+            for path, spec, rs, t in runs]})
+    else:
+        for path, spec, rs, t in runs:
+            _print_verify(path, spec, rs, t)
+    return EXIT_FOUND if problems else EXIT_OK
+
+
+def _print_verify(path, spec, results, seconds) -> None:
+    counts = {}
+    for r in results:
+        counts[r.status] = counts.get(r.status, 0) + 1
+    summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+    print(f"{spec.label} ({path}): {summary}; {seconds:.1f} s")
+    for n in sorted({r.players for r in results}):
+        print(f"  {n} players")
+        for r in (x for x in results if x.players == n):
+            status = r.status + (f" (k = {r.depth})" if r.status == "bounded" and r.depth is not None else "")
+            tag = " [expected]" if r.expected_violation and r.status == "violated" else ""
+            print(f"    {status:<16} {r.kind:<10} {r.property:<34} {r.seconds:6.2f} s  {r.message}{tag}")
+    for r in results:
+        if r.trace is not None and r.status in ("violated", "reachable") and r.kind != "reachable":
+            print(f"\n  {r.property} ({r.players} players): {r.message}")
+            body = r.trace.render(max_changes=6).splitlines()
+            if len(body) > 60:
+                body = body[:8] + [f"      … {len(body) - 48} lines …"] + body[-40:]
+            print("\n".join("    " + line for line in body))
+
+
 # ---- replay and play ---------------------------------------------------------------------
 
 def cmd_replay(args) -> int:
