@@ -22,8 +22,8 @@ import z3
 from . import ir
 from .backends.interpreter import Program
 from .backends.runtime import Fault, ForcedChance, Gap, Spurious
-from .backends.z3 import (AND, EQ, IMPLIES, NOT, OR, BagV, Encoder, MapV, OptV, PileV, SeqV, SetV, StepResult, Unsupported,
-                          _model_bool, _model_int, concrete, is_false)
+from .backends.z3 import (AND, EQ, IMPLIES, NOT, OR, BagV, Encoder, MapV, OptV, PileV, SeqPileV, SeqV, SetV, StepResult,
+                          Unsupported, _lt, _model_bool, _model_int, concrete, is_false)
 from .trace import Trace, TraceStep, describe_changes
 from .types import BagT, IntT, MapT, PileT, PlayerT, format_value
 
@@ -73,10 +73,16 @@ class Verifier:
         enc = self.enc
         self.params, self.consts, self.pcons = enc.fresh_params()
         self.init = enc.initial(self.params, self.consts)
+        # every zone starts empty: the totals after the setup are what it created (its ledger)
+        from .backends.z3 import zone_totals
+        empty = zone_totals(enc, {v.name: enc.default(v.type) for v in self.spec.state})
+        self.init_totals = {t: [0] * len(vec) for t, vec in empty.items()}
+        for t, vec in self.init.ledger.items():
+            self.init_totals[t] = list(vec)
         self.pre, self.pre_ok = enc.fresh_state("s.")
         self.steps: dict[str, StepResult] = {}
         self.unsupported: dict[str, str] = {}
-        self.post_totals: dict = {}  # id(result state) -> its totals (the pre-state's plus the step's ledger)
+        self.post_totals: dict = {id(self.init.state): self.init_totals}  # id(state) -> its totals, when known
         pre_totals = None
         for a in self.spec.actions:
             try:
@@ -840,7 +846,9 @@ class Unrolling:
         program = v._program
         steps: list[TraceStep] = []
         states = []
-        chance = ForcedChance(events)
+        exact = {var.name for var in spec.state if var.zone and self.enc.is_exact(
+            var.type.value if isinstance(var.type, MapT) else var.type)}
+        chance = ForcedChance(events, exact)
         outcome: dict = {"kind": "open"}
         problem = None
         try:
@@ -935,6 +943,12 @@ def _model_events(m, events):
         if not _model_bool(m, e.when):
             continue
         lo = e.elem.lo if isinstance(e.elem, IntT) and e.elem.lo else 0
+        if e.kind == "order" and _model_int(m, e.present) == 0:
+            continue
+        if e.kind == "order":  # a shuffle of a pile followed card by card: the whole order
+            n = _model_int(m, e.present)
+            yield ("order", e.zone, [_model_int(m, x) + lo for x in e.var.items[:n]])
+            continue
         if e.kind == "draw":
             cards = []
             for k, c in enumerate(e.drawn):
@@ -959,6 +973,9 @@ def _eq(t, x, y, out):
     if isinstance(x, OptV):
         out.append(EQ(x.some, y.some))
         out.append(IMPLIES(x.some, EQ(x.val, y.val)))
+    elif isinstance(x, SeqPileV):
+        out.append(EQ(x.size, y.size))
+        out.extend(IMPLIES(_lt(i, x.size), EQ(a, b)) for i, (a, b) in enumerate(zip(x.items, y.items)))
     elif isinstance(x, PileV):
         out.extend(a == b for a, b in zip(x.counts, y.counts))
         _eq(None, x.top, y.top, out)
@@ -987,6 +1004,8 @@ def _compare(enc: Encoder, m, spec: ir.Spec, sym_state: dict, state: list, i: in
 
 
 def _abstract(t, value, enc):
+    if isinstance(t, PileT) and enc.is_exact(t):
+        return ("seq", [enc.dom.index(t.elem, c) for c in value])
     if isinstance(t, PileT):
         size = enc.dom.size(t.elem)
         counts = [0] * size
