@@ -58,10 +58,11 @@ class Result:
 class Verifier:
     """All proof obligations of one spec for one player count."""
 
-    def __init__(self, spec: ir.Spec, players: int, depth: int = 8, timeout: float = 30.0):
+    def __init__(self, spec: ir.Spec, players: int, depth: int = 8, timeout: float = 30.0, games: int = 100):
         self.spec = spec
         self.n = players
         self.depth = depth
+        self.games = games  # random games played for witnesses the bounded search is too shallow to find
         self.timeout_ms = int(timeout * 1000)
         self.enc = Encoder(spec, players)
         self.results: list[Result] = []
@@ -278,6 +279,46 @@ class Verifier:
             parts.append(f"{name}: {before} -> {after}" if before != after else f"{name}: {before}")
         return f"{a.name}({args}) breaks it from a state where " + "; ".join(parts)
 
+    # ---- witnesses from simulated games ------------------------------------------------------
+    def simulation(self):
+        """Random games of the interpreter (shared): their findings and witnesses are real traces."""
+        if getattr(self, "_sim", None) is None:
+            from .simulate import simulate
+            self._sim = simulate(self.spec, self.n, self.games, "verify", max_steps=20_000) if self.games else None
+        return self._sim
+
+    def simulated(self, key: str):
+        """(trace, finding) of the shortest simulated game with this finding key, or None."""
+        sim = self.simulation()
+        if sim is None or key not in sim.findings:
+            return None
+        from .simulate import record_trace
+        f = sim.findings[key]
+        return record_trace(self.interpreter(), f.seed, f.params, f.moves), f
+
+    def simulated_witness(self, name: str):
+        sim = self.simulation()
+        if sim is None or name not in sim.witnesses:
+            return None
+        from .simulate import record_trace
+        seed, params, moves = sim.witnesses[name]
+        return record_trace(self.interpreter(), seed, params, moves)
+
+    def interpreter(self):
+        if getattr(self, "_plain", None) is None:
+            self._plain = Program(self.spec, self.n)
+        return self._plain
+
+    def from_simulation(self, p: ir.Property, key: str, t0, kind=None) -> bool:
+        """Report a violation found in simulated games (a real trace); False when there is none."""
+        found = self.simulated(key)
+        if found is None:
+            return False
+        trace, f = found
+        self.add(p, "violated", t0, f"violated in a simulated game after {len(f.moves)} moves (seed \"{f.seed}\"): "
+                                    f"{f.message}", depth=len(f.moves), trace=trace, kind=kind)
+        return True
+
     # ---- bounded model checking -------------------------------------------------------------
     def unrolling(self) -> "Unrolling":
         """The bounded unrolling, shared by every search (it grows as deeper states are needed)."""
@@ -296,16 +337,25 @@ class Verifier:
                 target = u.invariant_target(p, i)
                 verdict = u.find(target, i)
                 if verdict == "unknown":
+                    if self.from_simulation(p, f"violation:{p.name}", t0):
+                        return
                     self.add(p, "unknown", t0, f"bounded search stopped at depth {i}: {u.reason}", depth=i)
                     return
                 if verdict == "sat":
                     self.report_trace(p, u, i, t0, ("invariant", p))
                     return
         except Unsupported as exc:
+            if self.from_simulation(p, f"violation:{p.name}", t0):
+                return
             self.add(p, "unknown", t0, f"{why}; the bounded search cannot encode: {exc.message}")
             return
-        msg = f"{why}" + (f": {cti}" if cti else "") + f"; no violation within {self.depth} moves"
+        if self.from_simulation(p, f"violation:{p.name}", t0):
+            return
+        msg = f"{why}" + (f": {cti}" if cti else "") + f"; no violation within {self.depth} moves" + self.games_note()
         self.add(p, "bounded", t0, msg, depth=self.depth)
+
+    def games_note(self) -> str:
+        return f" nor in {self.games} simulated games" if self.games else ""
 
     def add(self, p: ir.Property, status, t0, message, depth=None, trace=None, kind=None):
         self.results.append(Result(p.name, kind or p.kind, self.n, status, time.perf_counter() - t0, message, depth,
@@ -314,6 +364,13 @@ class Verifier:
     def report_trace(self, p, u: "Unrolling", i: int, t0, target):
         trace, problem = u.replay(i, target)
         if problem:
+            if p.kind == "reachable":
+                w = self.simulated_witness(p.name)
+                if w is not None:
+                    self.add(p, "reachable", t0, f"reached in a simulated game after {len(w.steps)} moves", trace=w)
+                    return
+            elif self.from_simulation(p, f"violation:{p.name}", t0):
+                return
             self.add(p, "unknown", t0, f"spurious counterexample of {i} moves: {problem}", depth=i, trace=trace)
         else:
             what = "reached" if p.kind == "reachable" else "violated"
@@ -366,9 +423,13 @@ class Verifier:
         except Unsupported as exc:
             self.add(prop, "unknown", t0, f"cannot encode: {exc.message}", kind="fault")
             return
+        sim = self.simulation()
+        faults = [k for k in (sim.findings if sim else {}) if k.startswith("fault:")]
+        if faults and self.from_simulation(prop, faults[0], t0, kind="fault"):
+            return
         names = ", ".join(w for _a, w in suspects)
-        self.add(prop, "bounded", t0, f"not proved for {names}; none within {self.depth} moves", depth=self.depth,
-                 kind="fault")
+        self.add(prop, "bounded", t0, f"not proved for {names}; none within {self.depth} moves" + self.games_note(),
+                 depth=self.depth, kind="fault")
 
     # ---- rankings ------------------------------------------------------------------------
     def prove_ranking(self, p: ir.Property):
@@ -415,8 +476,10 @@ class Verifier:
         except Unsupported as exc:
             self.add(p, "unknown", t0, f"cannot encode: {exc.message}")
             return
-        self.add(p, "bounded", t0, f"not proved for {', '.join(failing)}; no violation within {self.depth} moves",
-                 depth=self.depth)
+        if self.from_simulation(p, f"violation:{p.name}", t0):
+            return
+        self.add(p, "bounded", t0, f"not proved for {', '.join(failing)}; no violation within {self.depth} moves"
+                 + self.games_note(), depth=self.depth)
 
     # ---- bounded response --------------------------------------------------------------------
     def prove_bound(self, p: ir.Property):
@@ -481,7 +544,10 @@ class Verifier:
         except Unsupported as exc:
             self.add(p, "unknown", t0, f"cannot encode: {exc.message}")
             return
-        self.add(p, "bounded", t0, f"not proved by induction; no violation within {self.depth} moves", depth=self.depth)
+        if self.from_simulation(p, f"violation:{p.name}", t0):
+            return
+        self.add(p, "bounded", t0, f"not proved by induction; no violation within {self.depth} moves" + self.games_note(),
+                 depth=self.depth)
 
     # ---- reachability ------------------------------------------------------------------------
     def check_reachable(self, p: ir.Property):
@@ -505,8 +571,13 @@ class Verifier:
         s.add(*self.assumptions(self.assumed), *c, v, NOT(f))
         if s.check() == z3.unsat:
             self.add(p, "unreachable", t0, "no state the proved invariants allow satisfies it")
-        else:
-            self.add(p, "bounded", t0, f"not reached within {self.depth} moves", depth=self.depth)
+            return
+        w = self.simulated_witness(p.name)
+        if w is not None:
+            self.add(p, "reachable", t0, f"reached in a simulated game after {len(w.steps)} moves (a real trace)",
+                     depth=len(w.steps), trace=w)
+            return
+        self.add(p, "bounded", t0, f"not reached within {self.depth} moves" + self.games_note(), depth=self.depth)
 
     def check_gaps(self):
         """Each undecided point: proved unreachable, or reached by a replayed trace."""
@@ -557,8 +628,16 @@ class Verifier:
                                  kind="undecided")
                         break
                 else:
-                    self.add(prop, "bounded", t0, f"{u_pt.reason}: not reached within {self.depth} moves, "
-                                                  "and not proved unreachable", depth=self.depth, kind="undecided")
+                    found = self.simulated(prop.name)
+                    if found is not None:
+                        trace, f = found
+                        self.add(prop, "reachable", t0, f"{u_pt.reason}: reached in a simulated game after "
+                                                        f"{len(f.moves)} moves (seed \"{f.seed}\")", depth=len(f.moves),
+                                 trace=trace, kind="undecided")
+                    else:
+                        self.add(prop, "bounded", t0, f"{u_pt.reason}: not reached within {self.depth} moves"
+                                                      + self.games_note() + ", and not proved unreachable",
+                                 depth=self.depth, kind="undecided")
             except Unsupported as exc:
                 self.add(prop, "unknown", t0, f"cannot encode: {exc.message}", kind="undecided")
 
@@ -600,8 +679,10 @@ class Verifier:
         except Unsupported as exc:
             self.add(prop, "unknown", t0, f"cannot encode: {exc.message}", kind="deadlock")
             return
-        self.add(prop, "bounded", t0, f"not proved; no deadlock within {self.depth} moves", depth=self.depth,
-                 kind="deadlock")
+        if self.from_simulation(prop, "deadlock", t0, kind="deadlock"):
+            return
+        self.add(prop, "bounded", t0, f"not proved; no deadlock within {self.depth} moves" + self.games_note(),
+                 depth=self.depth, kind="deadlock")
 
     # ---- sanity ----------------------------------------------------------------------------------
     def check_sanity(self):
@@ -1021,9 +1102,10 @@ def _same_value(t, prover, interp, enc) -> bool:
     return prover == _abstract(t, interp, enc)
 
 
-def verify_spec(spec: ir.Spec, players: int, depth: int = 8, timeout: float = 30.0, progress=None) -> list[Result]:
+def verify_spec(spec: ir.Spec, players: int, depth: int = 8, timeout: float = 30.0, progress=None,
+                games: int = 100) -> list[Result]:
     """Every property of a spec for one player count, with the statuses the module docstring defines."""
-    return Verifier(spec, players, depth, timeout).run(progress)
+    return Verifier(spec, players, depth, timeout, games).run(progress)
 
 
 __all__ = ["Result", "Verifier", "verify_spec", "BagT", "PlayerT", "is_false", "concrete"]
