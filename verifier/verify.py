@@ -120,9 +120,23 @@ class Verifier:
         s.add(*self.pcons)
         return s
 
-    def check(self, solver: z3.Solver):
-        r = solver.check()
-        return r
+    def base_facts(self, a: ir.Action | None) -> list:
+        """What every question about an action (None: the setup) shares: the pre-state's types, the
+        step's guard and its choices."""
+        if a is None:
+            return list(self.init.constraints)
+        st = self.steps[a.name]
+        return [*self.pre_ok, *st.constraints, st.guard]
+
+    def ask(self, a: ir.Action | None, *facts):
+        """(result, model or None, reason): the facts together with the action's base facts.
+
+        A fresh solver each time: Z3's incremental mode (push/pop on one solver) skips the
+        preprocessing these queries need, and was measured twice as slow here."""
+        s = self.solver()
+        s.add(*self.base_facts(a), *[f for f in facts if f is not True])
+        r = s.check()
+        return r, (s.model() if r == z3.sat else None), (s.reason_unknown() if r == z3.unknown else "")
 
     # ---- driver --------------------------------------------------------------------------
     def run(self, progress=None) -> list[Result]:
@@ -172,21 +186,19 @@ class Verifier:
             for name in candidates:
                 unknown[name] = why
             candidates = set()
-        # initial states
-        for p in self.invariants:
-            if p.name not in candidates:
-                continue
-            s = self.solver()
-            s.add(*self.init.constraints, self.init.alive)
-            h, cons = self.holds(p, self.init.state, "init")
-            s.add(*cons, NOT(h))
-            r = s.check()
-            if r == z3.sat:
-                broken[p.name] = "false in an initial state"
-                candidates.discard(p.name)
-            elif r == z3.unknown:
-                unknown[p.name] = f"the initial states: {s.reason_unknown()}"
-                candidates.discard(p.name)
+        # initial states: all at once first, one by one only if that does not settle it
+        inits = {p.name: self.holds(p, self.init.state, "init") for p in self.invariants if p.name in candidates}
+        r, _m, _why = self.ask(None, self.init.alive, *[c for _h, cs in inits.values() for c in cs],
+                               NOT(AND(*[h for h, _cs in inits.values()])))
+        if r != z3.unsat:
+            for name, (h, cons) in inits.items():
+                r, _m, why = self.ask(None, self.init.alive, *cons, NOT(h))
+                if r == z3.sat:
+                    broken[name] = "false in an initial state"
+                    candidates.discard(name)
+                elif r == z3.unknown:
+                    unknown[name] = f"the initial states: {why}"
+                    candidates.discard(name)
         # induction: drop what some action breaks, until the rest is preserved by every action
         self.cti: dict[str, tuple] = {}
         changed = True
@@ -227,21 +239,18 @@ class Verifier:
         failed: list = []
         timed_out: dict = {}
         remaining = set(candidates)
+        assume = self.assumptions(candidates)
         while remaining:
-            s = self.solver()
-            s.add(*self.assumptions(candidates), st.guard, st.alive, *st.constraints)
-            posts = {}
+            posts, extra = {}, []
             for p in self.invariants:
                 if p.name in remaining:
                     h, cons = self.holds(p, st.state, f"post.{a.name}")
-                    s.add(*cons)
+                    extra.extend(cons)
                     posts[p.name] = h
-            s.add(NOT(AND(*posts.values())))
-            r = s.check()
+            r, m, _why = self.ask(a, *assume, st.alive, *extra, NOT(AND(*posts.values())))
             if r == z3.unsat:
                 return failed, timed_out
             if r == z3.sat:
-                m = s.model()
                 bad = [name for name, h in posts.items() if not _model_bool(m, h)] or list(posts)
                 for name in bad:
                     self.cti[name] = (a, m, st)
@@ -252,16 +261,13 @@ class Verifier:
         for p in self.invariants:
             if p.name not in remaining:
                 continue
-            s = self.solver()
-            s.add(*self.assumptions(candidates), st.guard, st.alive, *st.constraints)
             h, cons = self.holds(p, st.state, f"post.{a.name}")
-            s.add(*cons, NOT(h))
-            r = s.check()
+            r, m, why = self.ask(a, *assume, st.alive, *cons, NOT(h))
             if r == z3.sat:
-                self.cti[p.name] = (a, s.model(), st)
+                self.cti[p.name] = (a, m, st)
                 failed.append(p.name)
             elif r == z3.unknown:
-                timed_out[p.name] = f"the induction step for {a.name}: {s.reason_unknown()}"
+                timed_out[p.name] = f"the induction step for {a.name}: {why}"
         return failed, timed_out
 
     def cti_text(self, p: ir.Property) -> str:
@@ -393,9 +399,13 @@ class Verifier:
             faults = st.guard_faults + st.faults
             if not faults:
                 continue
+            # the base holds the guard: a fault in the guard itself is asked without it
             s = self.solver()
-            s.add(*self.assumptions(self.assumed), *st.constraints, OR(*[c for c, _m, _sp in faults]))
-            r = s.check()
+            s.add(*self.assumptions(self.assumed), *st.constraints, OR(*[c for c, _m, _sp in st.guard_faults]))
+            if st.guard_faults and s.check() != z3.unsat:
+                suspects.append((a, a.name))
+                continue
+            r, _m, _why = self.ask(a, *self.assumptions(self.assumed), OR(*[c for c, _m, _sp in st.faults]))
             if r != z3.unsat:
                 suspects.append((a, a.name))
         prop = ir.Property("fault", "no_runtime_errors", None, None,
@@ -444,20 +454,17 @@ class Verifier:
             st = self.steps[a.name]
             cond2, cf2, cc2 = self.value(p.cond, st.state, tag=f"rank.{p.name}.cond2")
             ranks2 = [self.value(r, st.state, tag=f"rank.{p.name}.r2") for r in p.ranks]
-            s = self.solver()
-            s.add(*self.assumptions(self.assumed), st.guard, st.alive, *st.constraints, cond, NOT(cf), *cc, *cc2)
-            for _v, f, c in ranks + ranks2:
-                s.add(*c)
             nonneg = AND(*[v >= 0 for v, _f, _c in ranks])
             dec = _lex_less([v for v, _f, _c in ranks2], [v for v, _f, _c in ranks])
             ok = AND(nonneg, NOT(OR(*[f for _v, f, _c in ranks])),
                      OR(AND(NOT(cond2), NOT(cf2)), AND(dec, NOT(OR(*[f for _v, f, _c in ranks2])))))
-            s.add(NOT(ok))
-            r = s.check()
+            extra = [c for _v, _f, cs in ranks + ranks2 for c in cs]
+            r, _m, why = self.ask(a, *self.assumptions(self.assumed), st.alive, cond, NOT(cf), *cc, *cc2, *extra,
+                                  NOT(ok))
             if r == z3.sat:
                 failing.append(a.name)
             elif r == z3.unknown:
-                self.add(p, "unknown", t0, f"{a.name}: {s.reason_unknown()}")
+                self.add(p, "unknown", t0, f"{a.name}: {why}")
                 return
         if not failing:
             self.add(p, "proved", t0, "the ranking decreases on every move and stays non-negative")
@@ -515,11 +522,10 @@ class Verifier:
                 cnt2 = count + (1 if a.name == p.action else 0) * 1
                 cnt2 = z3.If(active, cnt2, count) if a.name == p.action else count
                 for name in list(alive):
-                    s = self.solver()
-                    s.add(*self.assumptions(self.assumed), st.guard, st.alive, *st.constraints, *tc2,
-                          *[f(active, count, self.pre) for f in alive.values()])
-                    s.add(NOT(alive[name](act2, cnt2, st.state)))
-                    if s.check() != z3.unsat:
+                    r, _m, _why = self.ask(a, *self.assumptions(self.assumed), st.alive, *tc2,
+                                           *[f(active, count, self.pre) for f in alive.values()],
+                                           NOT(alive[name](act2, cnt2, st.state)))
+                    if r != z3.unsat:
                         del alive[name]
                         changed = True
         s = self.solver()
@@ -601,9 +607,8 @@ class Verifier:
                 conds = [c for c, g in st.gaps if g in ids]
                 if not conds:
                     continue
-                s = self.solver()
-                s.add(*self.assumptions(self.assumed), st.guard, *st.constraints, OR(*conds))
-                if s.check() != z3.unsat:
+                r, _m, _why = self.ask(a, *self.assumptions(self.assumed), OR(*conds))
+                if r != z3.unsat:
                     possible = True
             if not possible:
                 self.add(prop, "unreachable", t0, f"{u_pt.reason}: not reachable in any state the invariants allow",
@@ -692,9 +697,8 @@ class Verifier:
             if st is None:
                 continue
             t0 = time.perf_counter()
-            s = self.solver()
-            s.add(*self.assumptions(self.assumed), st.guard, *st.constraints)
-            if s.check() == z3.unsat:
+            r, _m, _why = self.ask(a, *self.assumptions(self.assumed))
+            if r == z3.unsat:
                 prop = ir.Property("action", f"enabled:{a.name}", a.cite, a.span, doc=a.doc)
                 self.add(prop, "unreachable", t0, f"{a.name} can never be enabled in a state the invariants allow",
                          kind="action")
