@@ -37,8 +37,8 @@ def _positive(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="rulespec", description="Formal rules specifications for board and card games: "
-                "check a .rules file, run its rulings, simulate, replay and play games, and write the rules "
-                "reference.",
+                "check a .rules file, run its rulings, simulate, replay and play games, prove its properties, "
+                "compare editions, and write the rules reference.",
                 epilog="Exit codes: 0 nothing wrong, 1 a violation or failed scenario, 2 invalid input, "
                        "3 internal error.")
     p.add_argument("--version", action="version", version=f"rulespec {__version__}")
@@ -98,6 +98,31 @@ def build_parser() -> argparse.ArgumentParser:
                    help="random games played for witnesses deeper than the bounded search: a gap reached, a "
                         "sanity goal reached, or a violation found there is a real trace (default 100; 0: none)")
     v.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
+    df = sub.add_parser("diff", help="compare two editions of a game: every difference with a witness",
+                        description="Compare two editions of a game (two specs of the same game). Rules align by "
+                                    "identifier: the rules added, removed and changed are listed. For every "
+                                    "changed action Z3 looks for a state and move that one edition allows and the "
+                                    "other forbids, whose outcome differs, or that one edition leaves undecided; "
+                                    "each witness is played in both editions' interpreters and reported only if "
+                                    "they bear it out, as a short scenario with both citations. A change with no "
+                                    "witness formalises the same behaviour. The properties are compared on "
+                                    "simulated games. Differences are ranked: changes scoring, changes play, "
+                                    "leaves a situation undecided, no effect on play. Exit code 1 when "
+                                    "differences are found.")
+    df.add_argument("spec_a", metavar="SPEC_A", help="the reference edition, a .rules file")
+    df.add_argument("spec_b", metavar="SPEC_B", help="the edition compared with it, a .rules file")
+    df.add_argument("--players", type=_positive, metavar="N",
+                    help="player count (default: every count both editions allow)")
+    df.add_argument("--timeout", type=_positive, default=30, metavar="SECONDS",
+                    help="time limit of each solver query; past it the rule is listed as not decided (default 30)")
+    df.add_argument("--games", type=int, default=100, metavar="G",
+                    help="simulated games per edition and player count for comparing the properties "
+                         "(default 100; 0: do not compare them)")
+    df.add_argument("--markdown", metavar="FILE",
+                    help="also write the report as a Markdown page (for `rulespec docs --diff`); never "
+                         "replaces a file that rulespec diff did not write")
+    df.add_argument("--json", action="store_true", help="print one JSON document on stdout")
 
     r = sub.add_parser("replay", help="replay a saved trace and say where it stops being legal",
                        description="Replay an ITF trace (as written by simulate --save-traces or play "

@@ -314,6 +314,84 @@ def _print_verify(path, spec, results, seconds) -> None:
             print("\n".join("    " + line for line in body))
 
 
+# ---- diff ----------------------------------------------------------------------------------
+
+MARKDOWN_MARK = "<!-- written by rulespec diff -->"
+
+
+def cmd_diff(args) -> int:
+    from .diff import align, compare, render_markdown, render_text
+    from .progress import progress_bar
+
+    a, _wa = load_spec(args.spec_a)
+    b, _wb = load_spec(args.spec_b)
+    if a.game != b.game:
+        raise UserError(error("E006", f"this is the game {b.game}, but '{args.spec_a}' is {a.game}: only editions "
+                                      "of one game can be compared", span=b.game_span,
+                              hint="give two specs whose `game` declarations name the same game"))
+    lo, hi = max(a.min_players, b.min_players), min(a.max_players, b.max_players)
+    if lo > hi:
+        raise UserError(error("E006", f"the editions have no player count in common: this one is for "
+                                      f"{b.min_players}..{b.max_players}, '{args.spec_a}' for "
+                                      f"{a.min_players}..{a.max_players}", span=b.players_span,
+                              hint="nothing to compare"))
+    if args.players is not None and not lo <= args.players <= hi:
+        raise UserError(error("E006", f"both editions are played by {lo} to {hi} players, not {args.players}",
+                              hint=f"use --players {lo}" + (f" to {hi}" if hi > lo else "")))
+    if args.markdown:
+        _check_markdown_target(args.markdown)
+    counts = [args.players] if args.players else list(range(lo, hi + 1))
+    changed = sum(1 for c in align(a, b) if c.category == "action" and c.kind == "changed")
+    with progress_bar(changed * len(counts), f"diff {a.label} {b.label}") as bar:
+        done = [0]
+
+        def tick():
+            done[0] += 1
+            bar(done[0])
+        report = compare(a, b, counts, float(args.timeout), max(args.games, 0), tick)
+    if args.markdown:
+        _write_markdown(args.markdown, MARKDOWN_MARK + "\n" + render_markdown(report))
+    if args.json:
+        emit_json(report.to_json())
+    else:
+        print(render_text(report))
+        if args.markdown:
+            print(f"\nMarkdown report written to {args.markdown}")
+    return EXIT_FOUND if report.found else EXIT_OK
+
+
+def _check_markdown_target(path: str) -> None:
+    """A new file, or one this command wrote before; never a file of the user's."""
+    if os.path.isdir(path):
+        raise UserError(error("E008", f"'{path}' is a folder", hint="--markdown takes a file name"))
+    if os.path.exists(path):
+        try:
+            with open(path, encoding="utf-8") as f:
+                first = f.readline().strip()
+        except (OSError, UnicodeDecodeError):
+            first = ""
+        if first != MARKDOWN_MARK:
+            raise UserError(error("E008", f"'{path}' exists and was not written by rulespec diff: not replacing it",
+                                  hint="choose a new file name, or remove the file yourself"))
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UserError(error("E008", f"cannot write '{path}': the folder '{folder}' does not exist",
+                              hint="create the folder first"))
+
+
+def _write_markdown(path: str, text: str) -> None:
+    import tempfile
+
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".rulespec-diff-", suffix=".md", dir=os.path.dirname(os.path.abspath(path)))
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise UserError(error("E008", f"cannot write '{path}': {exc.strerror or exc}",
+                              hint="check the folder's permissions")) from None
+
+
 # ---- replay and play ---------------------------------------------------------------------
 
 def cmd_replay(args) -> int:

@@ -440,6 +440,8 @@ class Spec:
     undecided: list[Undecided] = field(default_factory=list)
     other_cites: list[tuple[str, Cite]] = field(default_factory=list)  # on vars, zones, procs, stats
     init_span: Span | None = None  # the whole `init` declaration, for showing its text
+    game_span: Span | None = None  # the `game` declaration
+    players_span: Span | None = None  # the `players` declaration
 
     def var(self, name: str) -> StateVar:
         return next(v for v in self.state if v.name == name)

@@ -1,0 +1,826 @@
+"""Compare two editions: ir.Spec x ir.Spec -> DiffReport (rule changes, witnessed differences).
+
+Rules align by identifier. A rule whose formal content changed (citations, spans and the names
+of inlined locals aside; the definitions and constants it uses included) is compared with Z3:
+both editions' steps from one shared state (variables of the same name share their value,
+translated by value name where the types differ), asking for a state and move that one edition
+allows and the other forbids, or whose outcome differs, or that leaves one of them undecided.
+Every witness is then built in both interpreters and played; only what the interpreters bear
+out is reported. A change with no witness formalises the same behaviour: listed, not reported.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import time
+from dataclasses import dataclass, field
+
+import z3
+
+from . import ir
+from .backends.interpreter import Program
+from .backends.runtime import Fault, Gap
+from .backends.z3 import (AND, EQ, IMPLIES, ITE, NOT, OR, BagV, Ctx, Encoder, MapV, OptV, PileV, SeqPileV, SeqV, SetV,
+                          Unsupported, _model_bool, concrete)
+from .trace import describe_changes
+from .types import (BagT, BoolT, Domains, EnumT, IntT, MapT, OptT, OrderT, PileT, PlayerT, RecordT, SetT, TupleT, Type,
+                    format_value, record_fields, record_kind)
+
+CONSEQUENCES = ("changes scoring", "changes play", "leaves a situation undecided", "no effect on play")
+
+
+# ---- structure -----------------------------------------------------------------------------
+
+def _norm_local(name: str) -> str:
+    return re.sub(r"(\w+?)\d+__", r"\1__", name)
+
+
+def fingerprint(spec: ir.Spec, node, dom: Domains, _seen: tuple = ()) -> str:
+    """A canonical text of a rule's formal content: no spans, citations or docs; values by name;
+    definitions and constants it uses expanded (a change in them changes the rule)."""
+    if isinstance(node, ir.Lit):
+        try:
+            return "lit(" + format_value(node.type, node.value, dom) + ")"
+        except Exception:  # a value format_value does not know: its representation
+            return f"lit({node.value!r})"
+    if isinstance(node, ir.Local):
+        return "local(" + _norm_local(node.name) + ")"
+    if isinstance(node, ir.Apply):
+        d = spec.defs[node.name]
+        inner = fingerprint(spec, d.body, dom, _seen + (node.name,)) if node.name not in _seen else "…"
+        args = ",".join(fingerprint(spec, a, dom, _seen) for a in node.args)
+        return f"apply({node.name}[{inner}]({args}))"
+    if isinstance(node, ir.ConstRef):
+        c = next(c for c in spec.consts if c.name == node.name)
+        inner = fingerprint(spec, c.value, dom, _seen + (node.name,)) if node.name not in _seen else "…"
+        return f"const({node.name}={inner})"
+    if isinstance(node, (list, tuple)):
+        return "[" + ",".join(fingerprint(spec, x, dom, _seen) for x in node) + "]"
+    if isinstance(node, str):
+        return _norm_local(node)
+    if isinstance(node, Type):
+        return str(node)
+    if hasattr(node, "__dataclass_fields__"):
+        parts = []
+        for name in node.__dataclass_fields__:
+            if name in ("span", "cite", "doc", "id"):
+                continue
+            parts.append(f"{name}={fingerprint(spec, getattr(node, name), dom, _seen)}")
+        return f"{type(node).__name__}(" + ";".join(parts) + ")"
+    return repr(node)
+
+
+@dataclass
+class RuleChange:
+    kind: str        # added | removed | changed | same
+    category: str    # action | invariant | reachable | terminates | bound | end | stat | scenario | state
+    name: str
+    cite_a: ir.Cite | None = None
+    cite_b: ir.Cite | None = None
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "category": self.category, "name": self.name,
+                "cite_a": self.cite_a.to_json() if self.cite_a else None,
+                "cite_b": self.cite_b.to_json() if self.cite_b else None}
+
+
+def _rules(spec: ir.Spec) -> dict:
+    out = {}
+    for a in spec.actions:
+        out[("action", a.name)] = a
+    for p in spec.properties:
+        out[(p.kind, p.name)] = p
+    for e in spec.ends:
+        out[("end", e.name)] = e
+    for s in spec.stats:
+        out[("stat", s.name)] = s
+    for v in spec.state:
+        out[("state", v.name)] = v
+    return out
+
+
+def align(a: ir.Spec, b: ir.Spec) -> list[RuleChange]:
+    dom = Domains(max(a.max_players, b.max_players))
+    ra, rb = _rules(a), _rules(b)
+    out = []
+    for key in list(ra) + [k for k in rb if k not in ra]:
+        cat, name = key
+        x, y = ra.get(key), rb.get(key)
+        ca = getattr(x, "cite", None)
+        cb = getattr(y, "cite", None)
+        if x is None:
+            out.append(RuleChange("added", cat, name, None, cb))
+        elif y is None:
+            out.append(RuleChange("removed", cat, name, ca, None))
+        else:
+            same = fingerprint(a, x, dom) == fingerprint(b, y, dom)
+            out.append(RuleChange("same" if same else "changed", cat, name, ca, cb))
+    return out
+
+
+# ---- translating values between the editions' types -------------------------------------------
+
+class Bridge:
+    """Values of edition A's types as values of edition B's types, by the names of enum values and
+    record fields; constraints say when an A value exists in B."""
+
+    def __init__(self, dom: Domains):
+        self.dom = dom
+
+    def compatible(self, ta: Type, tb: Type) -> bool:
+        if type(ta) is not type(tb):
+            return False
+        if isinstance(ta, EnumT):
+            return bool(set(ta.values) & set(tb.values))
+        if isinstance(ta, IntT):
+            return True
+        if isinstance(ta, RecordT):
+            return [n for n, _t in ta.fields] == [n for n, _t in tb.fields] and all(
+                self.compatible(x, y) for (_n, x), (_m, y) in zip(ta.fields, tb.fields))
+        if isinstance(ta, (OptT,)):
+            return self.compatible(ta.inner, tb.inner)
+        if isinstance(ta, (SetT, BagT, PileT)):
+            return self.compatible(ta.elem, tb.elem)
+        if isinstance(ta, OrderT):
+            return self.compatible(ta.elem, tb.elem) and self.dom.values(ta.elem) and \
+                self._names(ta.elem) == self._names(tb.elem)
+        if isinstance(ta, MapT):
+            return self.compatible(ta.key, tb.key) and self.compatible(ta.value, tb.value)
+        return ta == tb
+
+    def _names(self, t: Type) -> list:
+        return [format_value(t, v, self.dom) for v in self.dom.values(t)]
+
+    def index_map(self, ta: Type, tb: Type) -> dict:
+        """A value index of ta -> the index of the same value in tb (absent when tb lacks it)."""
+        if isinstance(ta, EnumT):
+            return {i: tb.values.index(v) for i, v in enumerate(ta.values) if v in tb.values}
+        if isinstance(ta, RecordT):
+            out = {}
+            for k in range(self.dom.size(ta)):
+                fields = record_fields(ta, k, self.dom)
+                mapped = []
+                for (_n, fa), (_m, fb), v in zip(ta.fields, tb.fields, fields):
+                    m = self.scalar_map(fa, fb, v)
+                    if m is None:
+                        break
+                    mapped.append(m)
+                else:
+                    out[k] = record_kind(tb, mapped, self.dom)
+            return out
+        if isinstance(ta, IntT):
+            return {i: i + ta.lo - tb.lo for i in range(self.dom.size(ta))
+                    if tb.lo <= i + ta.lo <= tb.hi}
+        return {i: i for i in range(self.dom.size(ta))}
+
+    def scalar_map(self, ta, tb, v):
+        if isinstance(ta, EnumT):
+            name = ta.values[v]
+            return tb.values.index(name) if name in tb.values else None
+        if isinstance(ta, IntT):
+            return v if tb.lo <= v <= tb.hi else None
+        if isinstance(ta, RecordT):
+            return self.index_map(ta, tb).get(v)
+        return v
+
+    def translate(self, ta: Type, tb: Type, v, cons: list):
+        """v (of ta) as a value of tb; cons gets the constraint that it exists in tb."""
+        if isinstance(ta, (EnumT, RecordT)) or (isinstance(ta, IntT) and ta != tb):
+            if isinstance(ta, IntT):
+                if tb.lo is not None:
+                    cons.append(v >= tb.lo if concrete(v) is None else concrete(v) >= tb.lo)
+                if tb.hi is not None:
+                    cons.append(v <= tb.hi if concrete(v) is None else concrete(v) <= tb.hi)
+                return v
+            m = self.index_map(ta, tb)
+            c = concrete(v)
+            if c is not None:
+                cons.append(c in m)
+                return m.get(c, 0)
+            cons.append(OR(*[EQ(v, i) for i in m]))
+            if all(i == j for i, j in m.items()):
+                return v
+            out = 0
+            for i, j in m.items():
+                out = ITE(EQ(v, i), j, out)
+            return out
+        if isinstance(ta, OptT):
+            inner = []
+            val = self.translate(ta.inner, tb.inner, v.val, inner)
+            cons.append(IMPLIES(v.some, AND(*inner)))
+            return OptV(v.some, val)
+        if isinstance(ta, SetT):
+            m = self.index_map(ta.elem, tb.elem)
+            bits = [False] * self.dom.size(tb.elem)
+            for i, b in enumerate(v.bits):
+                if i in m:
+                    bits[m[i]] = b
+                else:
+                    cons.append(NOT(b))
+            return SetV(bits)
+        if isinstance(ta, OrderT):
+            return SeqV([self.translate(ta.elem, tb.elem, x, cons) for x in v.items])
+        if isinstance(ta, MapT):
+            mk = self.index_map(ta.key, tb.key) if not isinstance(ta.key, (PlayerT, BoolT)) else \
+                {i: i for i in range(self.dom.size(ta.key))}
+            inv = {j: i for i, j in mk.items()}
+            items = []
+            for j in range(self.dom.size(tb.key)):
+                if j in inv:
+                    items.append(self.translate(ta.value, tb.value, v.items[inv[j]], cons))
+                else:
+                    raise Unsupported(f"a map over {tb.key} has keys that {ta.key} lacks")
+            return MapV(items)
+        if isinstance(ta, (BagT, PileT)):
+            m = self.index_map(ta.elem, tb.elem)
+            size = self.dom.size(tb.elem)
+            counts = [0] * size
+            for i, c in enumerate(v.counts):
+                if i in m:
+                    counts[m[i]] = c
+                else:
+                    cons.append(EQ(c, 0))
+            if isinstance(ta, BagT):
+                return BagV(counts)
+            top = v.top
+            tcons: list = []
+            tval = self.translate(ta.elem, tb.elem, top.val, tcons)
+            cons.append(IMPLIES(top.some, AND(*tcons)))
+            return PileV(counts, OptV(top.some, tval))
+        return v
+
+
+def _pile_counts(v):
+    """A pile as counts and top (an exact pile read through its derived counts)."""
+    if isinstance(v, SeqPileV):
+        return PileV(v.counts, v.top)
+    return v
+
+
+# ---- semantic comparison ------------------------------------------------------------------------
+
+@dataclass
+class Side:
+    legal: bool
+    outcome: str                      # "moves" | "not legal" | "undecided: ..." | "run-time error: ..."
+    changes: list[str] = field(default_factory=list)
+    why: str = ""                     # the condition that makes it illegal
+
+
+@dataclass
+class Difference:
+    rule: str
+    kind: str                          # legality | outcome | undecided
+    consequence: str
+    players: int
+    move: str
+    setup: list[str]
+    a: Side
+    b: Side
+    cite_a: ir.Cite | None
+    cite_b: ir.Cite | None
+    seconds: float = 0.0
+
+    def to_json(self) -> dict:
+        return {"rule": self.rule, "kind": self.kind, "consequence": self.consequence, "players": self.players,
+                "move": self.move, "setup": self.setup,
+                "a": {"legal": self.a.legal, "outcome": self.a.outcome, "changes": self.a.changes, "why": self.a.why},
+                "b": {"legal": self.b.legal, "outcome": self.b.outcome, "changes": self.b.changes, "why": self.b.why},
+                "cite_a": self.cite_a.to_json() if self.cite_a else None,
+                "cite_b": self.cite_b.to_json() if self.cite_b else None}
+
+
+class Comparison:
+    """Both editions for one player count: a shared pre-state, their steps, witnesses."""
+
+    def __init__(self, a: ir.Spec, b: ir.Spec, players: int, timeout: float):
+        self.a, self.b, self.n = a, b, players
+        self.ea, self.eb = Encoder(a, players), Encoder(b, players)
+        self.dom = self.ea.dom
+        self.bridge = Bridge(self.dom)
+        self.timeout_ms = int(timeout * 1000)
+        self.cons: list = []
+        # parameters: shared where the name and a compatible type agree
+        self.pa, _ca, pcons_a = self.ea.fresh_params("pa.")
+        self.cons += pcons_a
+        pb = {}
+        for p in b.params:
+            q = next((x for x in a.params if x.name == p.name), None)
+            if q is not None and self.bridge.compatible(q.type, p.type):
+                pb[p.name] = self.bridge.translate(q.type, p.type, self.pa[q.name], self.cons)
+            else:
+                pb[p.name] = self.eb.fresh(p.type, "pb." + p.name, self.cons)
+        self.pb = pb
+        self.ka = self._consts(self.ea, a, self.pa)
+        self.kb = self._consts(self.eb, b, pb)
+        for p in b.params:
+            if p.where is not None:
+                v, f, c = self.eb.evaluate(p.where, {}, pb, self.kb)
+                self.cons += [v, NOT(f), *c]
+        # the shared pre-state
+        self.sa, cons_a = self.ea.fresh_state("sa.")
+        self.cons += cons_a
+        self.shared: dict[str, tuple[Type, Type]] = {}
+        sb = {}
+        for v in b.state:
+            u = next((x for x in a.state if x.name == v.name), None)
+            if u is not None and u.zone == v.zone and self.bridge.compatible(u.type, v.type):
+                try:
+                    value = self.sa[u.name]
+                    if isinstance(value, SeqPileV) and not self.eb.is_exact(v.type):
+                        value = _pile_counts(value)
+                    sb[v.name] = self.bridge.translate(u.type, v.type, value, self.cons)
+                    self.shared[v.name] = (u.type, v.type)
+                    continue
+                except Unsupported:
+                    pass
+            sb[v.name] = self.eb.fresh(v.type, f"sb.{v.name}", self.cons)
+        self.sb = sb
+        self.cons += self.eb.state_ok(sb)
+
+    def _consts(self, enc, spec, params):
+        consts: dict = {}
+        ctx = Ctx(enc, {}, params, consts)
+        for c in spec.consts:
+            consts[c.name] = ctx.ev(c.value)
+        return consts
+
+    def invariants(self) -> list:
+        """The invariants of both editions in the shared state: the states both consider possible."""
+        out = []
+        for spec, enc, state, params, consts in ((self.a, self.ea, self.sa, self.pa, self.ka),
+                                                  (self.b, self.eb, self.sb, self.pb, self.kb)):
+            for p in spec.properties:
+                if p.kind == "invariant" and not p.expect_violated:
+                    v, f, c = enc.evaluate(p.expr, state, params, consts, tag=f"inv.{spec.edition}.{p.name}")
+                    out += [v, NOT(f), *c]
+        return out
+
+    def conservation(self) -> list:
+        """Every card of the setup is in exactly one zone (per card kind, both editions): a cheap
+        plausibility condition for witness states when the invariants make a query too slow."""
+        out = []
+        for spec, enc, state in ((self.a, self.ea, self.sa), (self.b, self.eb, self.sb)):
+            try:
+                program = Program(spec, self.n)
+                game = program.start("conservation")
+            except (Fault, Gap):
+                continue
+            from .backends.z3 import zone_totals
+            symbolic = zone_totals(enc, state)
+            real: dict = {}
+            for v, value in zip(spec.state, game.S):
+                zt = v.type.value if isinstance(v.type, MapT) else v.type
+                if not v.zone or not isinstance(zt, (BagT, PileT)):
+                    continue
+                vec = real.setdefault(zt.elem, [0] * self.dom.size(zt.elem))
+                for z in (value if isinstance(v.type, MapT) else [value]):
+                    cards = z if isinstance(zt, PileT) else [k for k, c in enumerate(z) for _ in range(c)]
+                    for c in cards:
+                        vec[self.dom.index(zt.elem, c) if isinstance(zt, PileT) else c] += 1
+            for t, vec in symbolic.items():
+                if t in real:
+                    out.extend(EQ(x, y) for x, y in zip(vec, real[t]))
+        return out
+
+    def compare_action(self, name: str):
+        """Witness queries for one action present in both editions: yields (kind, model, steps)."""
+        aa, ab = self.a.action(name), self.b.action(name)
+        args_a_cons: list = []
+        args_a = tuple(self.ea.fresh(t, f"arg.{name}.{n}", args_a_cons) for n, t in aa.params)
+        args_b = []
+        for (n, tb) in ab.params:
+            match = next(((i, ta) for i, (m, ta) in enumerate(aa.params) if m == n), None)
+            if match is None or not self.bridge.compatible(match[1], tb):
+                raise Unsupported(f"{name}: the editions' moves take different arguments")
+            args_b.append(self.bridge.translate(match[1], tb, args_a[match[0]], args_a_cons))
+        if len(ab.params) != len(aa.params):
+            raise Unsupported(f"{name}: the editions' moves take different arguments")
+        sta = self.ea.step(self.sa, self.pa, self.ka, aa, tag=f"da.{name}", args=args_a)
+        stb = self.eb.step(self.sb, self.pb, self.kb, ab, tag=f"db.{name}", args=tuple(args_b))
+        base = self.cons + args_a_cons + sta.constraints + stb.constraints
+        self._pair_events(sta.events, stb.events, base)
+        plausible = self.invariants()
+        gap_a = OR(*[c for c, _g in sta.gaps])
+        gap_b = OR(*[c for c, _g in stb.gaps])
+        queries = [
+            ("legality", AND(sta.guard, NOT(stb.guard))),
+            ("legality", AND(stb.guard, NOT(sta.guard))),
+        ]
+        undecided = [
+            ("undecided", AND(sta.guard, stb.guard, gap_a, NOT(gap_b))),
+            ("undecided", AND(sta.guard, stb.guard, gap_b, NOT(gap_a))),
+        ]
+        differs = []
+        for v, (ta, tb) in self.shared.items():
+            cons: list = []
+            try:
+                pa_ = sta.state[v]
+                if isinstance(pa_, SeqPileV) and not self.eb.is_exact(tb):
+                    pa_ = _pile_counts(pa_)
+                moved = self.bridge.translate(ta, tb, pa_, cons)
+            except Unsupported:
+                continue
+            ctx = Ctx(self.eb, {}, self.pb, self.kb)
+            differs.append((v, AND(*cons, NOT(ctx.equal(tb, moved, tb, stb.state[v])))))
+        if differs:
+            queries.append(("outcome", AND(sta.guard, stb.guard, sta.alive, stb.alive, OR(*[d for _v, d in differs]))))
+        queries += undecided
+        conserved = self.conservation()
+        for kind, goal in queries:
+            # first in a state both editions' invariants allow; if that takes too long, in a state
+            # where every card of the setup is somewhere, once (the witness then says so)
+            for facts, where in ((plausible, "invariants"), (conserved, "conservation")):
+                s = z3.Solver()
+                s.set("timeout", self.timeout_ms)
+                s.add(*[x for x in base + facts if x is not True], goal)
+                r = s.check()
+                if r == z3.sat:
+                    yield kind, s.model(), (sta, stb, args_a, tuple(args_b), where)
+                    break
+                if r == z3.unsat:
+                    break
+            else:
+                yield "unknown", None, s.reason_unknown()
+
+    @staticmethod
+    def _pair_events(ea, eb, cons):
+        """The same chance outcome for the same event in both editions (same kind, same zone, in order)."""
+        for x, y in zip(ea, eb):
+            if x.kind != y.kind or x.zone != y.zone:
+                break
+            if x.kind in ("top", "bottom"):
+                cons.append(IMPLIES(AND(x.when, y.when), x.var == y.var))
+
+    # ---- replaying a witness --------------------------------------------------------------------
+    def concrete(self, model, enc: Encoder, spec: ir.Spec, state: dict, params: dict):
+        """(S, P): the model's state and parameters in the interpreter's representation."""
+        P = [enc.value(model, p.type, params[p.name]) for p in spec.params]
+        S = []
+        for v in spec.state:
+            S.append(_to_interp(enc, v.type, enc.value(model, v.type, state[v.name])))
+        return S, P
+
+
+def _to_interp(enc: Encoder, t: Type, value):
+    """A value read from a model as the interpreter holds it (a pile's unknown order: index order,
+    with its top card on top)."""
+    if isinstance(t, PileT):
+        if isinstance(value, tuple) and value and value[0] == "seq":
+            return [enc.dom.values(t.elem)[k] for k in value[1]]
+        _tag, counts, top = value
+        cards = []
+        for k, c in enumerate(counts):
+            cards.extend([enc.dom.values(t.elem)[k]] * max(c, 0))
+        if top is not None:
+            tv = enc.dom.values(t.elem)[top]
+            if tv in cards:
+                cards.remove(tv)
+                cards.append(tv)
+        return cards
+    if isinstance(t, MapT):
+        return [_to_interp(enc, t.value, x) for x in value]
+    return value
+
+
+def _play(program: Program, S: list, P: list, move, seed: str) -> tuple[Side, list | None]:
+    """One move from a given state in an interpreter: what happens (and the state after)."""
+    import copy
+
+    game = program.start(seed, P[:len(program.spec.params)])
+    game.S[:] = copy.deepcopy(S)
+    game.P[:len(P)] = P
+    program.ns["consts"](game.P)
+    spec = program.spec
+    failing = game.failing_conjunct(move)
+    if failing >= 0:
+        from .source import snippet
+        cond = spec.actions[move[0]].guard[failing]
+        return Side(False, "not legal", why=snippet(cond.span) or f"condition {failing + 1}"), None
+    before = game.snapshot()
+    try:
+        game.step(move, check=False)
+    except Gap as exc:
+        return Side(True, f"undecided: {spec.undecided[exc.id].reason}"), None
+    except Fault as exc:
+        return Side(True, f"run-time error: {exc.message}"), None
+    after = game.snapshot()
+    return Side(True, "moves", describe_changes(spec, program.domains, before, after)), after
+
+
+@dataclass
+class DiffReport:
+    a: ir.Spec
+    b: ir.Spec
+    changes: list[RuleChange]
+    differences: list[Difference]
+    equivalent: list[str]                 # changed rules with no witnessed difference
+    unknown: list[tuple[str, int, str]]   # (rule, players, why) not decided
+    properties: list[dict]
+    seconds: float = 0.0
+
+    @property
+    def found(self) -> bool:
+        return bool(self.differences) or any(c.kind in ("added", "removed") for c in self.changes
+                                             if c.category != "state") or any(p["differs"] for p in self.properties)
+
+    def summary(self) -> dict:
+        out = {c: 0 for c in CONSEQUENCES}
+        for d in self.differences:
+            out[d.consequence] += 1
+        out["no effect on play"] += len(self.equivalent)
+        return out
+
+    def to_json(self) -> dict:
+        return {"a": {"spec": self.a.path, "edition": self.a.edition}, "b": {"spec": self.b.path, "edition": self.b.edition},
+                "differences_found": self.found, "summary": self.summary(), "seconds": round(self.seconds, 2),
+                "changes": [c.to_json() for c in self.changes if c.kind != "same"],
+                "differences": [d.to_json() for d in self.differences],
+                "equivalent": self.equivalent,
+                "unknown": [{"rule": r, "players": n, "why": w} for r, n, w in self.unknown],
+                "properties": self.properties}
+
+
+def compare(a: ir.Spec, b: ir.Spec, players: list[int] | None = None, timeout: float = 30.0,
+            games: int = 100, progress=None) -> DiffReport:
+    """Every difference between two editions, each with a witness played in both interpreters."""
+    t0 = time.perf_counter()
+    changes = align(a, b)
+    lo, hi = max(a.min_players, b.min_players), min(a.max_players, b.max_players)
+    counts = [n for n in (players or range(lo, hi + 1)) if lo <= n <= hi]
+    changed_actions = [c.name for c in changes if c.category == "action" and c.kind == "changed"]
+    differences: list[Difference] = []
+    unknown: list = []
+    witnessed: set[str] = set()
+    for n in counts:
+        cmp = Comparison(a, b, n, timeout)
+        pa, pb = Program(a, n), Program(b, n)
+        for name in changed_actions:
+            if name in witnessed:
+                continue
+            t1 = time.perf_counter()
+            try:
+                kinds_found = set()
+                for kind, model, detail in cmp.compare_action(name):
+                    if kind == "unknown":
+                        unknown.append((name, n, detail))
+                        continue
+                    if kind in kinds_found:
+                        continue
+                    d = _witness(cmp, pa, pb, name, kind, model, detail, n)
+                    if d is not None and d.kind not in kinds_found:
+                        d.seconds = time.perf_counter() - t1
+                        differences.append(d)
+                        witnessed.add(name)
+                        kinds_found.add(d.kind)
+            except Unsupported as exc:
+                unknown.append((name, n, exc.message))
+            if progress:
+                progress()
+    equivalent = [name for name in changed_actions if name not in witnessed and
+                  not any(u[0] == name for u in unknown)]
+    unknown = [u for u in unknown if u[0] not in witnessed]
+    properties = _compare_properties(a, b, counts, games)
+    return DiffReport(a, b, changes, differences, equivalent, unknown, properties, time.perf_counter() - t0)
+
+
+def _witness(cmp: Comparison, pa: Program, pb: Program, name: str, kind: str, model, detail, n: int):
+    """Play the model's state and move in both interpreters; a Difference only if they differ."""
+    sta, stb, args_a, args_b, where = detail
+    a, b = cmp.a, cmp.b
+    Sa, Pa = cmp.concrete(model, cmp.ea, a, cmp.sa, cmp.pa)
+    Sb, Pb = cmp.concrete(model, cmp.eb, b, cmp.sb, cmp.pb)
+    act_a, act_b = a.action(name), b.action(name)
+    move_a = (pa.action_index[name], tuple(cmp.ea.value(model, t, v) for (_n, t), v in zip(act_a.params, args_a)))
+    move_b = (pb.action_index[name], tuple(cmp.eb.value(model, t, v) for (_n, t), v in zip(act_b.params, args_b)))
+    try:
+        side_a, post_a = _play(pa, Sa, Pa, move_a, "diff")
+        side_b, post_b = _play(pb, Sb, Pb, move_b, "diff")
+    except Exception:  # the model's state does not fit one interpreter (an internal inconsistency): no witness
+        return None
+    confirmed = False
+    if side_a.legal != side_b.legal:
+        kind, confirmed = "legality", True
+    elif side_a.outcome != side_b.outcome:
+        kind, confirmed = ("undecided" if "undecided" in side_a.outcome + side_b.outcome else "outcome"), True
+    elif post_a is not None and post_b is not None:
+        for v in cmp.shared:
+            ia = a.state.index(a.var(v))
+            ib = b.state.index(b.var(v))
+            ta, tb = a.var(v).type, b.var(v).type
+            if _show(pa, ta, post_a[ia]) != _show(pb, tb, post_b[ib]):
+                kind, confirmed = "outcome", True
+                break
+    if not confirmed:
+        return None
+    consequence = _consequence(a, b, kind, side_a, side_b)
+    setup = _setup_lines(cmp, pa, a, Sa, act_a)
+    if where == "conservation":
+        setup.insert(0, "(a state where every card is somewhere once: the query with both editions' invariants "
+                        "timed out)")
+    return Difference(name, kind, consequence, n, pa.move_label(move_a), setup, side_a, side_b,
+                      act_a.cite, act_b.cite)
+
+
+def _show(program, t, value) -> str:
+    if isinstance(t, PileT):
+        return format_value(BagT(t.elem), _counts(program, t.elem, value), program.domains)
+    if isinstance(t, MapT) and isinstance(t.value, PileT):
+        return "|".join(format_value(BagT(t.value.elem), _counts(program, t.value.elem, x), program.domains) for x in value)
+    return format_value(t, value, program.domains)
+
+
+def _counts(program, elem, pile):
+    out = [0] * program.domains.size(elem)
+    for c in pile:
+        out[program.domains.index(elem, c)] += 1
+    return out
+
+
+def _consequence(a: ir.Spec, b: ir.Spec, kind: str, side_a: Side, side_b: Side) -> str:
+    if kind == "undecided" or any(side.outcome.startswith("undecided") for side in (side_a, side_b)):
+        return "leaves a situation undecided"
+    scoring = set()
+    for spec in (a, b):
+        for node in [s.expr for s in spec.stats] + [e.cond for e in spec.ends]:
+            scoring |= {x.name for x in _walk(node) if isinstance(x, ir.Var)}
+    changed = {line.split(":")[0].split("[")[0] for line in side_a.changes + side_b.changes}
+    if kind == "outcome" and changed & scoring:
+        return "changes scoring"
+    return "changes play"
+
+
+def _walk(e):
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        yield x
+        for name in getattr(x, "__dataclass_fields__", {}):
+            if name in ("type", "span"):
+                continue
+            v = getattr(x, name)
+            for y in (v if isinstance(v, tuple) else (v,)):
+                if isinstance(y, (ir.Expr, ir.Domain, ir.BagItem)):
+                    stack.append(y)
+                elif isinstance(y, tuple):
+                    stack.extend(z for z in y if isinstance(z, (ir.Expr, ir.Domain)))
+        if isinstance(x, ir.Apply):
+            pass
+
+
+def _setup_lines(cmp: Comparison, program: Program, spec: ir.Spec, S: list, action: ir.Action) -> list[str]:
+    """The state variables the move reads, as they are in the witness."""
+    names = set()
+    for node in list(action.guard) + list(_stmt_exprs(action.body)):
+        for x in _walk(node):
+            if isinstance(x, ir.Var):
+                names.add(x.name)
+            elif isinstance(x, ir.Apply):
+                for y in _walk(spec.defs[x.name].body):
+                    if isinstance(y, ir.Var):
+                        names.add(y.name)
+    out = []
+    for v, value in zip(spec.state, S):
+        if v.name in names:
+            text = _show(program, v.type, value)
+            out.append(f"{v.name} = {text if len(text) <= 160 else text[:157] + '…'}")
+    return out
+
+
+def _stmt_exprs(stmts):
+    for s in stmts:
+        for name in getattr(s, "__dataclass_fields__", {}):
+            v = getattr(s, name)
+            for y in (v if isinstance(v, tuple) else (v,)):
+                if isinstance(y, ir.Expr):
+                    yield y
+                elif isinstance(y, ir.Place):
+                    yield from y.path
+                elif isinstance(y, ir.Stmt):
+                    yield from _stmt_exprs([y])
+        if isinstance(s, ir.If):
+            yield from _stmt_exprs(s.then)
+            yield from _stmt_exprs(s.other)
+        if isinstance(s, ir.For):
+            yield from _stmt_exprs(s.body)
+
+
+def _compare_properties(a: ir.Spec, b: ir.Spec, counts: list[int], games: int) -> list[dict]:
+    """Properties of both editions compared on simulated games: violated in one, not the other."""
+    from .simulate import simulate
+
+    names_a = {p.name: p for p in a.properties}
+    names_b = {p.name: p for p in b.properties}
+    out = []
+    if not games:
+        return out
+    for n in counts:
+        ra = simulate(a, n, games, "diff")
+        rb = simulate(b, n, games, "diff")
+
+        def status(rep, p):
+            if p is None:
+                return "absent"
+            if f"violation:{p.name}" in rep.findings:
+                return "violated"
+            if p.kind == "reachable":  # reached in some games of one edition only: sampling, not a difference
+                return "sanity goal"
+            return f"tested ({rep.games} games)"
+
+        gaps_a = sum(v for k, v in ra.stopped.items() if k == "gap")
+        gaps_b = sum(v for k, v in rb.stopped.items() if k == "gap")
+        for name in sorted(set(names_a) | set(names_b)):
+            sa, sb = status(ra, names_a.get(name)), status(rb, names_b.get(name))
+            out.append({"property": name, "players": n, "a": sa, "b": sb, "differs": sa != sb})
+        out.append({"property": "(games stopped at a gap)", "players": n, "a": f"{gaps_a} of {games}",
+                    "b": f"{gaps_b} of {games}", "differs": False, "info": True})
+    return out
+
+
+# ---- reports ----------------------------------------------------------------------------------------
+
+def render_text(r: DiffReport) -> str:
+    a, b = r.a.edition or r.a.path, r.b.edition or r.b.path
+    lines = [f"{r.a.game}: {a} ({r.a.path}) against {b} ({r.b.path}), {r.seconds:.1f} s"]
+    changed = [c for c in r.changes if c.kind != "same"]
+    counts = {k: sum(1 for c in changed if c.kind == k) for k in ("added", "removed", "changed")}
+    lines.append(f"  rules: {counts['changed']} changed, {counts['added']} only in {b}, {counts['removed']} only in {a}")
+    lines.append("  consequences: " + ", ".join(f"{v} {k}" for k, v in r.summary().items()))
+    for c in changed:
+        lines.append(f"    {c.kind:<8} {c.category:<10} {c.name}")
+    for d in _ranked(r.differences):
+        lines.append("")
+        lines.append(f"  [{d.consequence}] {d.rule} ({d.players} players): {d.kind}")
+        if d.cite_a:
+            lines.append(f"    {a}: {d.cite_a.label()}")
+        if d.cite_b:
+            lines.append(f"    {b}: {d.cite_b.label()}")
+        lines.append("    setup:")
+        lines.extend(f"      {x}" for x in d.setup[:12])
+        lines.append(f"    move: {d.move}")
+        for label, side in ((a, d.a), (b, d.b)):
+            what = side.outcome + (f" (`{side.why}` is false)" if side.why else "")
+            lines.append(f"    under {label}: {what}")
+            lines.extend(f"      {x}" for x in side.changes[:8])
+    if r.equivalent:
+        lines.append("")
+        lines.append("  changed in the text, same behaviour (no witness): " + ", ".join(r.equivalent))
+    if r.unknown:
+        lines.append("")
+        for rule, n, why in r.unknown:
+            lines.append(f"  not decided: {rule} ({n} players): {why}")
+    diffs = [p for p in r.properties if p["differs"]]
+    if diffs:
+        lines.append("")
+        lines.append(f"  properties on simulated games ({a} | {b}):")
+        for p in diffs:
+            lines.append(f"    {p['property']} ({p['players']} players): {p['a']} | {p['b']}")
+    return "\n".join(lines)
+
+
+def _ranked(diffs):
+    order = {c: i for i, c in enumerate(CONSEQUENCES)}
+    return sorted(diffs, key=lambda d: (order[d.consequence], d.rule))
+
+
+def render_markdown(r: DiffReport) -> str:
+    """The report as a Markdown page for the rules reference (everything from the specs escaped)."""
+    from .markdown import code, fence, md
+
+    a, b = r.a.edition or r.a.path, r.b.edition or r.b.path
+    out = [f"# Differences: {md(a)} and {md(b)}", "",
+           f"Editions of {code(r.a.game)} compared by `rulespec diff`. Every difference below was found by Z3 "
+           "and then played in both editions' interpreters, which bear it out.", "",
+           "| consequence | count |", "| --- | --- |"]
+    out += [f"| {k} | {v} |" for k, v in r.summary().items()]
+    out += ["", "## Rules", "", f"| rule | kind | {md(a)} | {md(b)} |", "| --- | --- | --- | --- |"]
+    for c in r.changes:
+        if c.kind == "same":
+            continue
+        out.append(f"| {code(c.name)} ({md(c.category)}) | {c.kind} | {md(c.cite_a.label()) if c.cite_a else ''} | "
+                   f"{md(c.cite_b.label()) if c.cite_b else ''} |")
+    for d in _ranked(r.differences):
+        out += ["", f"## {code(d.rule)}: {d.consequence}", "",
+                f"A {d.kind} difference with {d.players} players. {md(a)}: "
+                f"{md(d.cite_a.label()) if d.cite_a else 'no citation'}; {md(b)}: "
+                f"{md(d.cite_b.label()) if d.cite_b else 'no citation'}.", "", "Setup:", "",
+                fence("\n".join(d.setup[:12]) or "(the initial state)", "text"), "", f"Move: {code(d.move)}", ""]
+        for label, side in ((a, d.a), (b, d.b)):
+            out.append(f"- under {md(label)}: {md(side.outcome)}" + (f" ({md(side.why)} is false)" if side.why else ""))
+            out += [f"    - {md(x)}" for x in side.changes[:8]]
+    if r.equivalent:
+        out += ["", "## Changed in the text, same behaviour", "", ", ".join(code(x) for x in r.equivalent)]
+    if r.unknown:
+        out += ["", "## Not decided", ""]
+        out += [f"- {code(rule)} ({n} players): {md(why)}" for rule, n, why in r.unknown]
+    diffs = [p for p in r.properties if p["differs"]]
+    if diffs:
+        out += ["", "## Properties on simulated games", "", f"| property | players | {md(a)} | {md(b)} |",
+                "| --- | --- | --- | --- |"]
+        out += [f"| {code(p['property'])} | {p['players']} | {md(p['a'])} | {md(p['b'])} |" for p in diffs]
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["align", "compare", "fingerprint", "DiffReport", "Difference", "render_text", "render_markdown",
+           "itertools", "SeqV", "TupleT"]
