@@ -27,6 +27,8 @@ from .trace import describe_changes
 from .types import (BagT, BoolT, Domains, EnumT, IntT, MapT, OptT, OrderT, PileT, PlayerT, RecordT, SetT, TupleT, Type,
                     format_value, record_fields, record_kind)
 
+KIND_TEXT = {"legality": "A move legal in one edition only", "outcome": "A move whose outcome differs",
+             "undecided": "A move that one edition leaves undecided"}
 CONSEQUENCES = ("changes scoring", "changes play", "leaves a situation undecided", "no effect on play")
 
 
@@ -802,7 +804,7 @@ def render_markdown(r: DiffReport) -> str:
                    f"{md(c.cite_b.label()) if c.cite_b else ''} |")
     for d in _ranked(r.differences):
         out += ["", f"## {code(d.rule)}: {d.consequence}", "",
-                f"A {d.kind} difference with {d.players} players. {md(a)}: "
+                f"{KIND_TEXT.get(d.kind, d.kind)}, with {d.players} players. {md(a)}: "
                 f"{md(d.cite_a.label()) if d.cite_a else 'no citation'}; {md(b)}: "
                 f"{md(d.cite_b.label()) if d.cite_b else 'no citation'}.", "", "Setup:", "",
                 fence("\n".join(d.setup[:12]) or "(the initial state)", "text"), "", f"Move: {code(d.move)}", ""]
