@@ -157,3 +157,26 @@ def test_dutch_edition_against_german():
     assert "einreihen" in rules
     for d in doc["differences"]:
         assert d["a"] != d["b"]
+
+
+def test_a_witness_from_a_state_the_invariants_rule_out_is_not_reported(monkeypatch):
+    """Z3's witness is checked against both editions' invariants in the interpreters first; one that
+    breaks them is listed as not decided, never as a difference and never as the same behaviour."""
+    import verifier.diff as diff
+    from verifier.backends.interpreter import Program
+    from verifier.pipeline import load_spec
+
+    a, _ = load_spec(EN)
+    program = Program(a, 2)
+    game = program.start("t")
+    assert diff._broken_invariants(program, game.S, game.P) == []
+    broken = list(game.S)
+    broken[[v.name for v in a.state].index("score")] = [5, 0]  # five points, nine pebbles left
+    assert diff._broken_invariants(program, broken, game.P) == ["pebbles_counted"]
+
+    b, _ = load_spec(XX)
+    monkeypatch.setattr(diff, "_broken_invariants", lambda program, S, P: ["pebbles_counted"])
+    report = diff.compare(a, b, [2], 10, 0)
+    assert report.differences == [] and "take" not in report.equivalent
+    assert any(rule == "take" and "breaks" in why for rule, _n, why in report.unknown)
+    assert report.equivalent == ["rest"]

@@ -486,6 +486,27 @@ def _to_interp(enc: Encoder, t: Type, value):
     return value
 
 
+def _broken_invariants(program: Program, S: list, P: list) -> list[str]:
+    """The invariants (not marked expect violated) that are false in a given state, per the interpreter."""
+    import copy
+
+    game = program.start("diff", P[:len(program.spec.params)])
+    game.S[:] = copy.deepcopy(S)
+    game.P[:len(P)] = P
+    program.ns["consts"](game.P)
+    out = []
+    for p, fn in program.invariants:
+        if p.expect_violated:
+            continue
+        try:
+            ok = fn(game.S, game.P)
+        except (Fault, Gap):
+            ok = False
+        if not ok:
+            out.append(p.name)
+    return out
+
+
 def _play(program: Program, S: list, P: list, move, seed: str) -> tuple[Side, list | None]:
     """One move from a given state in an interpreter: what happens (and the state after)."""
     import copy
@@ -571,7 +592,10 @@ def compare(a: ir.Spec, b: ir.Spec, players: list[int] | None = None, timeout: f
                     if kind in kinds_found:
                         continue
                     d = _witness(cmp, pa, pb, name, kind, model, detail, n)
-                    if d is not None and d.kind not in kinds_found:
+                    if isinstance(d, str):
+                        unknown.append((name, n, d))
+                        continue
+                    if d.kind not in kinds_found:
                         d.seconds = time.perf_counter() - t1
                         differences.append(d)
                         witnessed.add(name)
@@ -597,10 +621,15 @@ def _witness(cmp: Comparison, pa: Program, pb: Program, name: str, kind: str, mo
     move_a = (pa.action_index[name], tuple(cmp.ea.value(model, t, v) for (_n, t), v in zip(act_a.params, args_a)))
     move_b = (pb.action_index[name], tuple(cmp.eb.value(model, t, v) for (_n, t), v in zip(act_b.params, args_b)))
     try:
+        for program, S, P, label in ((pa, Sa, Pa, a.edition or "A"), (pb, Sb, Pb, b.edition or "B")):
+            broken = _broken_invariants(program, S, P)
+            if broken:
+                return (f"a {kind} witness was found only in a state that breaks {label}'s invariant "
+                        f"{broken[0]} (unreachable there): not reported")
         side_a, post_a = _play(pa, Sa, Pa, move_a, "diff")
         side_b, post_b = _play(pb, Sb, Pb, move_b, "diff")
-    except Exception:  # the model's state does not fit one interpreter (an internal inconsistency): no witness
-        return None
+    except Exception as exc:  # the model's state does not fit one interpreter (an internal inconsistency)
+        return f"a {kind} witness could not be played in the interpreters ({type(exc).__name__}): not reported"
     confirmed = False
     if side_a.legal != side_b.legal:
         kind, confirmed = "legality", True
@@ -615,12 +644,12 @@ def _witness(cmp: Comparison, pa: Program, pb: Program, name: str, kind: str, mo
                 kind, confirmed = "outcome", True
                 break
     if not confirmed:
-        return None
+        return f"Z3's {kind} witness is not borne out by the interpreters (both editions do the same there)"
     consequence = _consequence(a, b, kind, side_a, side_b)
     setup = _setup_lines(cmp, pa, a, Sa, act_a)
     if where == "conservation":
-        setup.insert(0, "(a state where every card is somewhere once: the query with both editions' invariants "
-                        "timed out)")
+        setup.insert(0, "(the query with both editions' invariants timed out: a state found with every card "
+                        "somewhere once, then checked against both editions' invariants in the interpreters)")
     return Difference(name, kind, consequence, n, pa.move_label(move_a), setup, side_a, side_b,
                       act_a.cite, act_b.cite)
 
