@@ -244,3 +244,23 @@ def test_json_output(tmp_path):
     r, out = _gen(tmp_path, "--json", games="2")
     doc = json.loads(r.out)
     assert doc["ok"] is True and "little_tricks/en/rules.md" in doc["pages"] and doc["specs"] == [TRICKS]
+
+
+def test_real_verify_and_diff_output_feed_the_pages(tmp_path):
+    """What `rulespec verify --json` and `rulespec diff --markdown` write is what docs reads."""
+    editions = ROOT / "tests" / "specs" / "editions"
+    en, xx = str(editions / "en.rules"), str(editions / "xx.rules")
+    r = run_cli("verify", en, "--json", "--timeout", "10", "--games", "10")
+    assert r.code in (0, 1), r
+    results = tmp_path / "verify.json"
+    results.write_text(r.out, encoding="utf-8")
+    kinds = {x["kind"] for s in json.loads(r.out)["specs"] for x in s["results"]}
+    assert {"invariant", "deadlock", "fault"} <= kinds
+    report = tmp_path / "diff.md"
+    assert run_cli("diff", en, xx, "--games", "0", "--markdown", str(report)).code == 1
+    r, out = _gen(tmp_path, "--results", str(results), "--diff", str(report), spec=en)
+    assert r.code == 0, r
+    page = "\n".join(p.read_text(encoding="utf-8") for p in out.rglob("*.md"))
+    assert "proved" in page
+    differences = (out / "differences.md").read_text(encoding="utf-8")
+    assert "`take`" in differences and "changes scoring" in differences

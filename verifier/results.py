@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from .diagnostics import UserError, error
 
 STATUSES = ("proved", "bounded", "tested", "violated", "unknown", "reachable", "unreachable")
-KINDS = ("invariant", "reachable", "terminates", "bound", "undecided", "deadlock", "action")
+KINDS = ("invariant", "reachable", "terminates", "bound", "undecided", "deadlock", "fault", "action")
 
 
 @dataclass
