@@ -178,5 +178,41 @@ def test_a_witness_from_a_state_the_invariants_rule_out_is_not_reported(monkeypa
     monkeypatch.setattr(diff, "_broken_invariants", lambda program, S, P: ["pebbles_counted"])
     report = diff.compare(a, b, [2], 10, 0)
     assert report.differences == [] and "take" not in report.equivalent
-    assert any(rule == "take" and "breaks" in why for rule, _n, why in report.unknown)
+    assert any(rule == "take" and "break" in why for rule, _n, why in report.unknown)
     assert report.equivalent == ["rest"]
+
+
+def test_when_the_invariants_query_times_out_witnesses_are_refined_by_the_invariants_they_break(monkeypatch):
+    """The fallback asks for a state with every card somewhere once; each invariant a witness breaks
+    in the interpreters is added to the query, until a witness holds them all."""
+    import z3
+
+    import verifier.diff as diff
+    from verifier.pipeline import load_spec
+
+    a, _ = load_spec(EN)
+    b, _ = load_spec(XX)
+    marker = z3.Bool("too_slow")
+    monkeypatch.setattr(diff.Comparison, "invariants", lambda self: [marker])
+    ask = diff.Comparison._ask
+
+    def slow(self, facts, goal):
+        if any(f is marker for f in facts):
+            return z3.unknown, None, "timeout"
+        return ask(self, facts, goal)
+    monkeypatch.setattr(diff.Comparison, "_ask", slow)
+    seen = []
+    broken = diff._broken_invariants
+
+    def spy(program, S, P):
+        out = broken(program, S, P)
+        seen.extend(out)
+        return out
+    monkeypatch.setattr(diff, "_broken_invariants", spy)
+    monkeypatch.setattr(diff.Comparison, "conservation", lambda self: [])  # no cards: any state
+    report = diff.compare(a, b, [2], 10, 0)
+    assert seen, "the first witnesses come from states that break an invariant"
+    found = {(d.rule, d.kind) for d in report.differences}
+    assert ("take", "legality") in found and ("take", "outcome") in found
+    for d in report.differences:
+        assert "timed out" in d.setup[0]

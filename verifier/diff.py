@@ -386,8 +386,11 @@ class Comparison:
                     out.extend(EQ(x, y) for x, y in zip(vec, real[t]))
         return out
 
-    def compare_action(self, name: str):
-        """Witness queries for one action present in both editions: yields (kind, model, steps)."""
+    def compare_action(self, name: str, check=None):
+        """Witness queries for one action present in both editions: yields (kind, model, steps).
+
+        check(kind, model, detail), if given, returns (side, invariant) when the model's state
+        breaks that invariant in the interpreters; the query is then asked again with it."""
         aa, ab = self.a.action(name), self.b.action(name)
         args_a_cons: list = []
         args_a = tuple(self.ea.fresh(t, f"arg.{name}.{n}", args_a_cons) for n, t in aa.params)
@@ -430,21 +433,48 @@ class Comparison:
             queries.append(("outcome", AND(sta.guard, stb.guard, sta.alive, stb.alive, OR(*[d for _v, d in differs]))))
         queries += undecided
         conserved = self.conservation()
+        detail = (sta, stb, args_a, tuple(args_b))
         for kind, goal in queries:
             # first in a state both editions' invariants allow; if that takes too long, in a state
-            # where every card of the setup is somewhere, once (the witness then says so)
-            for facts, where in ((plausible, "invariants"), (conserved, "conservation")):
-                s = z3.Solver()
-                s.set("timeout", self.timeout_ms)
-                s.add(*[x for x in base + facts if x is not True], goal)
-                r = s.check()
-                if r == z3.sat:
-                    yield kind, s.model(), (sta, stb, args_a, tuple(args_b), where)
+            # where every card of the setup is somewhere, once, refined by each invariant that the
+            # interpreters find broken in a witness (at most REFINE times)
+            r = self._ask(base + plausible, goal)
+            if r[0] == z3.sat:
+                yield kind, r[1], (*detail, "invariants")
+                continue
+            if r[0] == z3.unsat:
+                continue
+            facts, added = list(conserved), set()
+            for _round in range(self.REFINE + 1):
+                r = self._ask(base + facts, goal)
+                if r[0] != z3.sat:
                     break
-                if r == z3.unsat:
+                broken = check(kind, r[1], (*detail, "conservation")) if check else None
+                if not broken or broken in added or _round == self.REFINE:
+                    yield kind, r[1], (*detail, "conservation")
                     break
-            else:
-                yield "unknown", None, s.reason_unknown()
+                added.add(broken)
+                facts += self.invariant(*broken)
+            if r[0] == z3.unknown:
+                yield "unknown", None, r[2] or "timeout"
+            # unsat: no witness in any state the added invariants allow
+
+    REFINE = 6
+
+    def _ask(self, facts: list, goal):
+        s = z3.Solver()
+        s.set("timeout", self.timeout_ms)
+        s.add(*[x for x in facts if x is not True], goal)
+        r = s.check()
+        return r, (s.model() if r == z3.sat else None), (s.reason_unknown() if r == z3.unknown else "")
+
+    def invariant(self, side: int, name: str) -> list:
+        """One invariant of edition A (side 0) or B (side 1) in the shared state, as Z3 facts."""
+        spec, enc, state, params, consts = ((self.a, self.ea, self.sa, self.pa, self.ka),
+                                            (self.b, self.eb, self.sb, self.pb, self.kb))[side]
+        p = next(q for q in spec.properties if q.name == name and q.kind == "invariant")
+        v, f, c = enc.evaluate(p.expr, state, params, consts, tag=f"inv.{side}.{name}")
+        return [v, NOT(f), *c]
 
     @staticmethod
     def _pair_events(ea, eb, cons):
@@ -585,13 +615,22 @@ def compare(a: ir.Spec, b: ir.Spec, players: list[int] | None = None, timeout: f
             t1 = time.perf_counter()
             try:
                 kinds_found = set()
-                for kind, model, detail in cmp.compare_action(name):
+
+                def check(kind, model, detail, name=name):
+                    d = _witness(cmp, pa, pb, name, kind, model, detail, n)
+                    return d if isinstance(d, tuple) else None
+                for kind, model, detail in cmp.compare_action(name, check):
                     if kind == "unknown":
                         unknown.append((name, n, detail))
                         continue
                     if kind in kinds_found:
                         continue
                     d = _witness(cmp, pa, pb, name, kind, model, detail, n)
+                    if isinstance(d, tuple):
+                        side, inv = d
+                        label = (a.edition or "A") if side == 0 else (b.edition or "B")
+                        d = (f"the {kind} witnesses found break {label}'s invariant {inv} (states unreachable "
+                             f"there), even after {Comparison.REFINE} refinements: not reported")
                     if isinstance(d, str):
                         unknown.append((name, n, d))
                         continue
@@ -621,11 +660,10 @@ def _witness(cmp: Comparison, pa: Program, pb: Program, name: str, kind: str, mo
     move_a = (pa.action_index[name], tuple(cmp.ea.value(model, t, v) for (_n, t), v in zip(act_a.params, args_a)))
     move_b = (pb.action_index[name], tuple(cmp.eb.value(model, t, v) for (_n, t), v in zip(act_b.params, args_b)))
     try:
-        for program, S, P, label in ((pa, Sa, Pa, a.edition or "A"), (pb, Sb, Pb, b.edition or "B")):
+        for side, (program, S, P) in enumerate(((pa, Sa, Pa), (pb, Sb, Pb))):
             broken = _broken_invariants(program, S, P)
             if broken:
-                return (f"a {kind} witness was found only in a state that breaks {label}'s invariant "
-                        f"{broken[0]} (unreachable there): not reported")
+                return side, broken[0]
         side_a, post_a = _play(pa, Sa, Pa, move_a, "diff")
         side_b, post_b = _play(pb, Sb, Pb, move_b, "diff")
     except Exception as exc:  # the model's state does not fit one interpreter (an internal inconsistency)
