@@ -97,6 +97,7 @@ class Verifier:
                 pre_totals = zone_totals(enc, self.pre)
             self.post_totals[id(st.state)] = enc.totals_after(self.pre, st, pre_totals)
         self._values: dict = {}
+        self._free: set = set()  # invariants whose evaluation makes free choices
         if not hasattr(self, "post_totals"):
             self.post_totals = {}
 
@@ -111,8 +112,23 @@ class Verifier:
 
     def holds(self, p: ir.Property, state: dict, where: str):
         """The invariant's value in a state, false when its evaluation faults."""
+        before = self.enc.choices
         v, f, cons = self.value(p.expr, state, key=(p.name, where), tag=f"{where}.{p.name}")
+        if where == "pre" and self.enc.choices != before:
+            self._free.add(p.name)
         return AND(v, NOT(f)), cons
+
+    def untouched(self, a: ir.Action, p: ir.Property) -> bool:
+        """Whether action a leaves every variable the invariant reads as it was (the same terms), so
+        that the invariant's value after the move is its value before: nothing to prove.
+
+        Not when evaluating the invariant makes free choices (an over-approximation such as the
+        rank of a card in a pile whose order is not followed): two evaluations may then differ."""
+        self.holds(p, self.pre, "pre")
+        if p.name in self._free:
+            return False
+        st = self.steps[a.name]
+        return all(_same_value_terms(self.pre[name], st.state[name]) for name in reads(self.spec, p.expr))
 
     def solver(self) -> z3.Solver:
         s = z3.Solver()
@@ -242,8 +258,10 @@ class Verifier:
         assume = self.assumptions(candidates)
         while remaining:
             posts, extra = {}, []
+            if not any(p.name in remaining and not self.untouched(a, p) for p in self.invariants):
+                return failed, timed_out
             for p in self.invariants:
-                if p.name in remaining:
+                if p.name in remaining and not self.untouched(a, p):
                     h, cons = self.holds(p, st.state, f"post.{a.name}")
                     extra.extend(cons)
                     posts[p.name] = h
@@ -259,7 +277,7 @@ class Verifier:
                 return failed, timed_out  # the caller drops them and comes back with the rest
             break  # unknown: go one by one
         for p in self.invariants:
-            if p.name not in remaining:
+            if p.name not in remaining or self.untouched(a, p):
                 continue
             h, cons = self.holds(p, st.state, f"post.{a.name}")
             r, m, why = self.ask(a, *assume, st.alive, *cons, NOT(h))
@@ -728,6 +746,69 @@ def _walk(e):
                     stack.append(y)
                 elif isinstance(y, tuple):
                     stack.extend(z for z in y if isinstance(z, (ir.Expr, ir.Domain)))
+
+
+def reads(spec: ir.Spec, e, _memo=None) -> set[str]:
+    """The state variables an expression may read, through the definitions it calls; `total`
+    reads every zone."""
+    names: set = set()
+    seen: set = set()
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, tuple):
+            stack.extend(x)
+            continue
+        if not hasattr(x, "__dataclass_fields__") or id(x) in seen:
+            continue
+        seen.add(id(x))
+        if isinstance(x, ir.Var):
+            names.add(x.name)
+        elif isinstance(x, ir.Apply):
+            stack.append(spec.defs[x.name].body)
+        elif isinstance(x, ir.Builtin) and x.name == "total":
+            names.update(v.name for v in spec.state if v.zone)
+        for name in x.__dataclass_fields__:
+            if name in ("type", "span"):
+                continue
+            stack.append(getattr(x, name))
+    return names
+
+
+def _terms(v):
+    """The scalar terms a symbolic value is made of."""
+    if isinstance(v, OptV):
+        yield v.some
+        yield from _terms(v.val)
+    elif isinstance(v, SeqPileV):
+        yield v.size
+        yield from v.items
+    elif isinstance(v, PileV):
+        yield from v.counts
+        yield from _terms(v.top)
+    elif isinstance(v, BagV):
+        yield from v.counts
+    elif isinstance(v, SetV):
+        yield from v.bits
+    elif isinstance(v, (SeqV, MapV)):
+        for x in v.items:
+            yield from _terms(x)
+    else:
+        yield v
+
+
+def _same_value_terms(a, b) -> bool:
+    """The two symbolic values are made of the very same terms (so they are equal in every model)."""
+    ta, tb = list(_terms(a)), list(_terms(b))
+    if len(ta) != len(tb):
+        return False
+    for x, y in zip(ta, tb):
+        if isinstance(x, z3.ExprRef) or isinstance(y, z3.ExprRef):
+            if not (isinstance(x, z3.ExprRef) and isinstance(y, z3.ExprRef) and x.eq(y)):
+                return False
+        elif type(x) is not type(y) or x != y:
+            return False
+    return True
 
 
 def _show(t, value, dom) -> str:
