@@ -253,3 +253,19 @@ def _subterms(t):
         seen.add(x.get_id())
         yield x
         stack.extend(x.children())
+
+
+def test_a_step_split_by_its_players_values_proves_and_breaks_like_the_whole_step():
+    good = compile_text(SPELLS.replace(" GUARD", "").replace(" RANK", ""))
+    bad = compile_text(SPELLS.replace(" and cast[p] == 0 GUARD", "").replace(" RANK", ""))
+    for spec, broken in ((good, False), (bad, True)):
+        v = Verifier(spec, 3, 2, 20, 0)
+        v.build()
+        cast = next(a for a in spec.actions if a.name == "cast_spell")
+        assert len(v.cases(cast)) == 3
+        names = {p.name for p in v.invariants}
+        one = [p for p in v.invariants if p.name == "one_spell_each"]
+        v.cti = {}
+        failed, unknown = v.preserved_by_cases(cast, one, v.assumptions(names))
+        assert not unknown
+        assert failed == (["one_spell_each"] if broken else [])
