@@ -198,3 +198,74 @@ def test_an_expected_violation_does_not_fail_verify(tmp_path):
 def test_the_mini_spec():
     r = _results(MINI, players=2, depth=3)
     assert r["conserved"].status == "proved"
+
+
+def test_an_invariant_over_untouched_variables_is_not_asked_again():
+    """A move that leaves every variable an invariant reads as it was cannot break it (frame)."""
+    spec = compile_text(SPELLS.replace(" GUARD", "").replace(" RANK", ""))
+    v = Verifier(spec, 2, 2, 20, 0)
+    v.build()
+    action = {a.name: a for a in spec.actions}
+    prop = {p.name: p for p in v.invariants}
+    assert v.untouched(action["pass_turn"], prop["one_spell_each"])
+    assert v.untouched(action["pass_turn"], prop["spells_kept"])        # total() reads the zones: none moved
+    assert not v.untouched(action["cast_spell"], prop["one_spell_each"])
+    assert not v.untouched(action["cast_spell"], prop["spells_kept"])
+    assert not v.untouched(action["pass_turn"], prop["plays_bounded"])
+
+
+def test_an_invariant_with_free_choices_is_always_asked():
+    """The rank of a card in a pile whose order is not followed is a free choice: two evaluations of
+    it may differ even on the same state, so the frame shortcut must not apply."""
+    spec = compile_text(STACK.replace("pile_ := { t for t in Tile where t != last }",
+                                      "pile_ := { 3 of t for t in Tile where t != last }").replace(
+        "end done", "/// Wait.\naction nap() cite \"Play\" \"reveal\" when not over { skip }\nend done"))
+    v = Verifier(spec, 2, 2, 20, 0)
+    v.build()
+    assert not v.enc.is_exact(spec.var("pile_").type)
+    nap = next(a for a in spec.actions if a.name == "nap")
+    prop = {p.name: p for p in v.invariants}
+    assert v.untouched(nap, prop["tiles_kept"])
+    assert not v.untouched(nap, prop["last_low"])
+
+
+def test_a_sum_over_a_zone_is_linear_in_its_counts():
+    """Each card kind weighs its count, 0 when absent: no test of presence (no if-then-else)."""
+    import z3
+    spec = compile_text(SPELLS.replace(" GUARD", "").replace(" RANK", "") + """
+/// A weighted sum over a zone.
+invariant few_laid cite "Play" "one spell": all(p in Player: sum(s in laid[p]: if s == bolt then 2 else 1) <= 12)
+""")
+    v = Verifier(spec, 2, 2, 20, 0)
+    v.build()
+    prop = next(p for p in v.invariants if p.name == "few_laid")
+    value, _f, _c = v.enc.evaluate(prop.expr, v.pre, v.params, v.consts)
+    assert not any(z3.is_app_of(t, z3.Z3_OP_ITE) for t in _subterms(value)), value
+
+
+def _subterms(t):
+    import z3
+    stack, seen = [t], set()
+    while stack:
+        x = stack.pop()
+        if not isinstance(x, z3.ExprRef) or x.get_id() in seen:
+            continue
+        seen.add(x.get_id())
+        yield x
+        stack.extend(x.children())
+
+
+def test_a_step_split_by_its_players_values_proves_and_breaks_like_the_whole_step():
+    good = compile_text(SPELLS.replace(" GUARD", "").replace(" RANK", ""))
+    bad = compile_text(SPELLS.replace(" and cast[p] == 0 GUARD", "").replace(" RANK", ""))
+    for spec, broken in ((good, False), (bad, True)):
+        v = Verifier(spec, 3, 2, 20, 0)
+        v.build()
+        cast = next(a for a in spec.actions if a.name == "cast_spell")
+        assert len(v.cases(cast)) == 3
+        names = {p.name for p in v.invariants}
+        one = [p for p in v.invariants if p.name == "one_spell_each"]
+        v.cti = {}
+        failed, unknown = v.preserved_by_cases(cast, one, v.assumptions(names))
+        assert not unknown
+        assert failed == (["one_spell_each"] if broken else [])

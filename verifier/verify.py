@@ -96,7 +96,10 @@ class Verifier:
                 from .backends.z3 import zone_totals
                 pre_totals = zone_totals(enc, self.pre)
             self.post_totals[id(st.state)] = enc.totals_after(self.pre, st, pre_totals)
+        self.pre_totals = pre_totals
+        self._cases: dict = {}
         self._values: dict = {}
+        self._free: set = set()  # invariants whose evaluation makes free choices
         if not hasattr(self, "post_totals"):
             self.post_totals = {}
 
@@ -111,8 +114,23 @@ class Verifier:
 
     def holds(self, p: ir.Property, state: dict, where: str):
         """The invariant's value in a state, false when its evaluation faults."""
+        before = self.enc.choices
         v, f, cons = self.value(p.expr, state, key=(p.name, where), tag=f"{where}.{p.name}")
+        if where == "pre" and self.enc.choices != before:
+            self._free.add(p.name)
         return AND(v, NOT(f)), cons
+
+    def untouched(self, a: ir.Action, p: ir.Property) -> bool:
+        """Whether action a leaves every variable the invariant reads as it was (the same terms), so
+        that the invariant's value after the move is its value before: nothing to prove.
+
+        Not when evaluating the invariant makes free choices (an over-approximation such as the
+        rank of a card in a pile whose order is not followed): two evaluations may then differ."""
+        self.holds(p, self.pre, "pre")
+        if p.name in self._free:
+            return False
+        st = self.steps[a.name]
+        return all(_same_value_terms(self.pre[name], st.state[name]) for name in reads(self.spec, p.expr))
 
     def solver(self) -> z3.Solver:
         s = z3.Solver()
@@ -128,13 +146,52 @@ class Verifier:
         st = self.steps[a.name]
         return [*self.pre_ok, *st.constraints, st.guard]
 
-    def ask(self, a: ir.Action | None, *facts):
+    def ask(self, a: ir.Action | None, *facts, timeout_ms: int | None = None):
         """(result, model or None, reason): the facts together with the action's base facts.
 
         A fresh solver each time: Z3's incremental mode (push/pop on one solver) skips the
         preprocessing these queries need, and was measured twice as slow here."""
         s = self.solver()
+        if timeout_ms is not None:
+            s.set("timeout", min(timeout_ms, self.timeout_ms))
         s.add(*self.base_facts(a), *[f for f in facts if f is not True])
+        r = s.check()
+        return r, (s.model() if r == z3.sat else None), (s.reason_unknown() if r == z3.unknown else "")
+
+    QUICK_MS = 8000  # the first try of an induction step that can be split by cases
+    MAX_CASES = 25  # a step split by the values of its player parameters: at most this many cases
+
+    def cases(self, a: ir.Action) -> list[StepResult]:
+        """The action's step once per combination of values of its player parameters, each encoded
+        with those values fixed (so that every index by a player is resolved while encoding); []
+        when the action has no player parameter or too many combinations."""
+        if a.name in self._cases:
+            return self._cases[a.name]
+        import itertools
+        split = [i for i, (_n, t) in enumerate(a.params) if isinstance(t, PlayerT)]
+        out: list = []
+        if self.splittable(a):
+            for combo in itertools.product(range(self.n), repeat=len(split)):
+                cons: list = []
+                args = tuple(combo[split.index(i)] if i in split else self.enc.fresh(t, f"c.{a.name}.{combo}.{n}", cons)
+                             for i, (n, t) in enumerate(a.params))
+                st = self.enc.step(self.pre, self.params, self.consts, a, tag=f"c.{a.name}.{'.'.join(map(str, combo))}",
+                                   args=args)
+                st.constraints = cons + st.constraints
+                if self.pre_totals is not None:
+                    self.post_totals[id(st.state)] = self.enc.totals_after(self.pre, st, self.pre_totals)
+                out.append(st)
+        self._cases[a.name] = out
+        return out
+
+    def splittable(self, a: ir.Action) -> bool:
+        split = [t for _n, t in a.params if isinstance(t, PlayerT)]
+        return bool(split) and self.n ** len(split) <= self.MAX_CASES
+
+    def ask_step(self, st: StepResult, *facts):
+        """Like ask, for one case of a split step."""
+        s = self.solver()
+        s.add(*self.pre_ok, *st.constraints, st.guard, *[f for f in facts if f is not True])
         r = s.check()
         return r, (s.model() if r == z3.sat else None), (s.reason_unknown() if r == z3.unknown else "")
 
@@ -242,12 +299,16 @@ class Verifier:
         assume = self.assumptions(candidates)
         while remaining:
             posts, extra = {}, []
+            if not any(p.name in remaining and not self.untouched(a, p) for p in self.invariants):
+                return failed, timed_out
             for p in self.invariants:
-                if p.name in remaining:
+                if p.name in remaining and not self.untouched(a, p):
                     h, cons = self.holds(p, st.state, f"post.{a.name}")
                     extra.extend(cons)
                     posts[p.name] = h
-            r, m, _why = self.ask(a, *assume, st.alive, *extra, NOT(AND(*posts.values())))
+            # when the step can be split by its players' values, a hard question is split early
+            quick = self.QUICK_MS if self.splittable(a) else None
+            r, m, _why = self.ask(a, *assume, st.alive, *extra, NOT(AND(*posts.values())), timeout_ms=quick)
             if r == z3.unsat:
                 return failed, timed_out
             if r == z3.sat:
@@ -257,10 +318,11 @@ class Verifier:
                     remaining.discard(name)
                 failed.extend(bad)
                 return failed, timed_out  # the caller drops them and comes back with the rest
-            break  # unknown: go one by one
-        for p in self.invariants:
-            if p.name not in remaining:
-                continue
+            break  # unknown: split the step by its players' values, or go one by one
+        todo = [p for p in self.invariants if p.name in remaining and not self.untouched(a, p)]
+        if self.cases(a):
+            return self.preserved_by_cases(a, todo, assume)
+        for p in todo:
             h, cons = self.holds(p, st.state, f"post.{a.name}")
             r, m, why = self.ask(a, *assume, st.alive, *cons, NOT(h))
             if r == z3.sat:
@@ -268,6 +330,34 @@ class Verifier:
                 failed.append(p.name)
             elif r == z3.unknown:
                 timed_out[p.name] = f"the induction step for {a.name}: {why}"
+        return failed, timed_out
+
+    def preserved_by_cases(self, a: ir.Action, todo: list, assume: list) -> tuple[list, dict]:
+        """preserved() for a step split by the values of its player parameters: each case for all
+        the invariants at once, then one by one where that is not settled."""
+        failed: list = []
+        timed_out: dict = {}
+        for k, st in enumerate(self.cases(a)):
+            left = [p for p in todo if p.name not in failed and p.name not in timed_out]
+            if not left:
+                break
+            posts = {p.name: self.holds(p, st.state, f"case{k}.{a.name}") for p in left}
+            r, m, _why = self.ask_step(st, *assume, st.alive, *[c for _h, cs in posts.values() for c in cs],
+                                       NOT(AND(*[h for h, _cs in posts.values()])))
+            if r == z3.unsat:
+                continue
+            for p in left:
+                h, cons = posts[p.name]
+                if r == z3.sat and not _model_bool(m, h):
+                    r1, m1, why = r, m, ""  # the model is a counterexample for this one
+                else:
+                    r1, m1, why = self.ask_step(st, *assume, st.alive, *cons, NOT(h))
+                if r1 == z3.sat:
+                    self.cti[p.name] = (a, m1, st)
+                    failed.append(p.name)
+                elif r1 == z3.unknown:
+                    timed_out[p.name] = (f"the induction step for {a.name} "
+                                         f"(case {k + 1} of {len(self.cases(a))}): {why}")
         return failed, timed_out
 
     def cti_text(self, p: ir.Property) -> str:
@@ -497,39 +587,58 @@ class Verifier:
             return
         active, count = z3.Bool(f"mon.{p.name}.active"), z3.Int(f"mon.{p.name}.count")
         trig_pre, tf, tc = self.value(p.trigger, self.pre, tag=f"mon.{p.name}.pre")
-        # candidates: count == 0 unless active; count <= x or count == x for integer state x
-        ints = [(v.name, self.pre[v.name]) for v in self.spec.state if isinstance(v.type, IntT) and not v.zone]
-        cands = {"base": lambda act, cnt, st: AND(cnt >= 0, OR(act, cnt == 0))}
+        # candidates: count == 0 unless active; the monitor is active exactly when the trigger holds
+        # (a trigger that, once true, stays true); count <= x or count == x for integer state x
+        # (only variables the counted action changes can keep pace with the count)
+        counted = self.steps.get(p.action)
+        ints = [(v.name, self.pre[v.name]) for v in self.spec.state if isinstance(v.type, IntT) and not v.zone
+                and (counted is None or not _same_value_terms(self.pre[v.name], counted.state[v.name]))]
+        cands = {"base": lambda act, cnt, st, trig: AND(cnt >= 0, OR(act, cnt == 0)),
+                 "active-when-triggered": lambda act, cnt, st, trig: IMPLIES(trig, act),
+                 "triggered-when-active": lambda act, cnt, st, trig: IMPLIES(act, trig)}
         for name, _x in ints:
-            cands[f"le:{name}"] = lambda act, cnt, st, name=name: cnt <= st[name]
-            cands[f"eq:{name}"] = lambda act, cnt, st, name=name: cnt == st[name]
+            cands[f"le:{name}"] = lambda act, cnt, st, trig, name=name: cnt <= st[name]
+            cands[f"eq:{name}"] = lambda act, cnt, st, trig, name=name: cnt == st[name]
         goal = lambda act, cnt, st: cnt <= p.limit  # noqa: E731
         init_trig, itf, itc = self.value(p.trigger, self.init.state, tag=f"mon.{p.name}.init")
         alive = dict(cands)
+
+        def weed(ask, holds_after: dict, facts):
+            """Houdini: drop the candidates a counterexample falsifies until the rest is settled;
+            facts(names) gives what may be assumed while those candidates are alive."""
+            while alive:
+                extra = facts(set(alive))
+                r, m, _why = ask(*extra, NOT(AND(*[holds_after[n] for n in alive])))
+                if r == z3.unsat:
+                    return
+                if r == z3.sat:
+                    bad = [n for n in alive if not _model_bool(m, holds_after[n])]
+                else:  # unknown: one by one
+                    bad = [n for n in alive if ask(*extra, NOT(holds_after[n]))[0] != z3.unsat]
+                for n in bad or list(alive):
+                    del alive[n]
+
         # initial: count 0, active = trigger
-        for name in list(alive):
-            s = self.solver()
-            s.add(*self.init.constraints, self.init.alive, *itc, NOT(alive[name](init_trig, 0, self.init.state)))
-            if s.check() != z3.unsat:
-                del alive[name]
+        weed(lambda *f: self.ask(None, self.init.alive, *f),
+             {n: f(init_trig, 0, self.init.state, init_trig) for n, f in cands.items()}, lambda names: list(itc))
         changed = True
-        while changed:
+        while changed and alive:
             changed = False
-            for a_i, a in enumerate(self.spec.actions):
+            for a in self.spec.actions:
+                if not alive:
+                    break
                 st = self.steps[a.name]
                 trig_post, tf2, tc2 = self.value(p.trigger, st.state, tag=f"mon.{p.name}.post.{a.name}")
                 act2 = OR(active, trig_post)
-                cnt2 = count + (1 if a.name == p.action else 0) * 1
-                cnt2 = z3.If(active, cnt2, count) if a.name == p.action else count
-                for name in list(alive):
-                    r, _m, _why = self.ask(a, *self.assumptions(self.assumed), st.alive, *tc2,
-                                           *[f(active, count, self.pre) for f in alive.values()],
-                                           NOT(alive[name](act2, cnt2, st.state)))
-                    if r != z3.unsat:
-                        del alive[name]
-                        changed = True
+                cnt2 = z3.If(active, count + 1, count) if a.name == p.action else count
+                before = set(alive)
+                after = {n: f(act2, cnt2, st.state, trig_post) for n, f in alive.items()}
+                base = [*self.assumptions(self.assumed), st.alive, *tc, *tc2]
+                weed(lambda *f: self.ask(a, *f), after,
+                     lambda names: base + [cands[n](active, count, self.pre, trig_pre) for n in names])
+                changed = changed or set(alive) != before
         s = self.solver()
-        s.add(*self.assumptions(self.assumed), *[f(active, count, self.pre) for f in alive.values()],
+        s.add(*self.assumptions(self.assumed), *tc, *[f(active, count, self.pre, trig_pre) for f in alive.values()],
               NOT(goal(active, count, self.pre)))
         if alive and s.check() == z3.unsat:
             helpers = [n for n in alive if n != "base"]
@@ -728,6 +837,69 @@ def _walk(e):
                     stack.append(y)
                 elif isinstance(y, tuple):
                     stack.extend(z for z in y if isinstance(z, (ir.Expr, ir.Domain)))
+
+
+def reads(spec: ir.Spec, e, _memo=None) -> set[str]:
+    """The state variables an expression may read, through the definitions it calls; `total`
+    reads every zone."""
+    names: set = set()
+    seen: set = set()
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, tuple):
+            stack.extend(x)
+            continue
+        if not hasattr(x, "__dataclass_fields__") or id(x) in seen:
+            continue
+        seen.add(id(x))
+        if isinstance(x, ir.Var):
+            names.add(x.name)
+        elif isinstance(x, ir.Apply):
+            stack.append(spec.defs[x.name].body)
+        elif isinstance(x, ir.Builtin) and x.name == "total":
+            names.update(v.name for v in spec.state if v.zone)
+        for name in x.__dataclass_fields__:
+            if name in ("type", "span"):
+                continue
+            stack.append(getattr(x, name))
+    return names
+
+
+def _terms(v):
+    """The scalar terms a symbolic value is made of."""
+    if isinstance(v, OptV):
+        yield v.some
+        yield from _terms(v.val)
+    elif isinstance(v, SeqPileV):
+        yield v.size
+        yield from v.items
+    elif isinstance(v, PileV):
+        yield from v.counts
+        yield from _terms(v.top)
+    elif isinstance(v, BagV):
+        yield from v.counts
+    elif isinstance(v, SetV):
+        yield from v.bits
+    elif isinstance(v, (SeqV, MapV)):
+        for x in v.items:
+            yield from _terms(x)
+    else:
+        yield v
+
+
+def _same_value_terms(a, b) -> bool:
+    """The two symbolic values are made of the very same terms (so they are equal in every model)."""
+    ta, tb = list(_terms(a)), list(_terms(b))
+    if len(ta) != len(tb):
+        return False
+    for x, y in zip(ta, tb):
+        if isinstance(x, z3.ExprRef) or isinstance(y, z3.ExprRef):
+            if not (isinstance(x, z3.ExprRef) and isinstance(y, z3.ExprRef) and x.eq(y)):
+                return False
+        elif type(x) is not type(y) or x != y:
+            return False
+    return True
 
 
 def _show(t, value, dom) -> str:

@@ -332,6 +332,7 @@ class Encoder:
         self.dom = Domains(players)
         self.vars = {v.name: v for v in spec.state}
         self.names = itertools.count()
+        self.choices = 0       # free choices made so far by over-approximated expressions (see Ctx.choice)
         self.cache: dict = {}  # derived terms (record fields of a symbolic card), by term id
         self.exact = self._exact_capacities()
 
@@ -697,6 +698,7 @@ class Ctx:
         self.alive = AND(self.alive, NOT(AND(self.pc, cond)))
 
     def choice(self, t: Type, what: str):
+        self.enc.choices += 1
         name = f"{self.tag}.{what}.{next(self.enc.names)}"
         return self.enc.fresh(t, name, self.constraints)
 
@@ -1029,12 +1031,20 @@ class Ctx:
                 self.pc = saved
                 return w, b
             w, b = self.bind(e.var, value, one)
-            parts.append((value, weight, AND(present, w), b))
+            parts.append((value, weight, AND(present, w), b, w))
+        # over a zone each card kind weighs its count, which is 0 when the kind is absent: a sum or
+        # count needs no test of presence, and stays linear in the counts (weight * value)
+        weighted = isinstance(e.domain, ir.ExprDomain) and isinstance(e.domain.expr.type, (BagT, PileT))
         if kind == "count":
+            if weighted:
+                return SUM([ITE(w, weight, 0) for _v, weight, _c, _b, w in parts])
             return SUM([ITE(c, weight, 0) if not isinstance(weight, int) or weight != 1 else ITE(c, 1, 0)
-                        for _v, weight, c, _b in parts])
+                        for _v, weight, c, _b, _w in parts])
         if kind == "sum":
-            return SUM([ITE(c, MUL(weight, b), 0) for _v, weight, c, b in parts])
+            if weighted:
+                return SUM([ITE(w, MUL(weight, b), 0) for _v, weight, _c, b, w in parts])
+            return SUM([ITE(c, MUL(weight, b), 0) for _v, weight, c, b, _w in parts])
+        parts = [x[:4] for x in parts]
         if kind == "all":
             return AND(*[IMPLIES(c, b) for _v, _w, c, b in parts])
         if kind == "any":

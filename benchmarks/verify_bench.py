@@ -1,0 +1,78 @@
+"""Time `rulespec verify` of a spec for each player count: seconds and status counts.
+
+usage: python benchmarks/verify_bench.py [SPEC] [--players 3,4,5] [--jobs J] [--depth K]
+                                         [--timeout S] [--games G] [--out DIR]
+
+Each player count runs as its own `rulespec verify SPEC --players N --json` process (at most J at
+once; J = 1 measures one core per count), timed from start to exit. Prints per player count the
+wall seconds, the count of each status, and the properties that are not proved (with their
+status and the first words of why); the whole JSON answers go to DIR (default build/verify_bench).
+Shared machines drift by up to 1.5x between runs: measure twice and give both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import concurrent.futures
+import json
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GOOD = {"proved", "reachable", "unreachable"}
+
+
+def run_one(spec: str, n: int, args) -> tuple[int, float, dict, str]:
+    cmd = [sys.executable, "-m", "verifier", "verify", spec, "--players", str(n), "--json",
+           "--depth", str(args.depth), "--timeout", str(args.timeout), "--games", str(args.games)]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    seconds = time.perf_counter() - t0
+    try:
+        doc = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        return n, seconds, {}, proc.stderr[-2000:]
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, f"verify_{n}.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+    return n, seconds, doc, ""
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("spec", nargs="?", default="spec/sieben_weisen/de.rules")
+    ap.add_argument("--players", default="3,4,5")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--depth", type=int, default=8)
+    ap.add_argument("--timeout", type=float, default=30)
+    ap.add_argument("--games", type=int, default=100)
+    ap.add_argument("--out", default=os.path.join(ROOT, "build", "verify_bench"))
+    args = ap.parse_args(argv)
+    counts = [int(x) for x in args.players.split(",")]
+    t0 = time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results = list(pool.map(lambda n: run_one(args.spec, n, args), counts))
+    total = time.perf_counter() - t0
+    print(f"rulespec verify {args.spec} (depth {args.depth}, timeout {args.timeout:g} s, {args.games} games, "
+          f"{args.jobs} at once; load average {os.getloadavg()[0]:.1f})")
+    for n, seconds, doc, err in results:
+        if not doc:
+            print(f"{n} players: {seconds:7.1f} s  FAILED: {err}")
+            continue
+        rs = [r for s in doc.get("specs", []) for r in s["results"]]
+        by = collections.Counter(r["status"] for r in rs)
+        shown = ", ".join(f"{k} {v}" for k, v in sorted(by.items()))
+        print(f"{n} players: {seconds:7.1f} s  {len(rs)} results: {shown}")
+        for r in rs:
+            expected = r["status"] == "violated" and r.get("expected_violation")
+            if r["status"] not in GOOD and not expected:
+                print(f"    {r['status']:9} {r['property']}: {r['message'][:160]}")
+    print(f"all player counts: {total:.1f} s wall")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
