@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 RULEBOOKS ?= $(firstword $(wildcard ../shared/rulebooks) $(RULESPEC_RULEBOOKS))
 GAMES ?= 200
 
-.PHONY: run test quick bench docs clean
+.PHONY: run test quick bench docs clean verify-cache
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,12 @@ quick: $(VENV)/.installed
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/simulate_bench.py
 	$(BIN)/python benchmarks/wizard_bench.py
+	$(BIN)/python benchmarks/fuzz_bench.py
+
+# The prover's results that the cross-check tests read (tests/data/verify/): run after changing a
+# shipped spec, a mutant (tests/mutants.py) or the prover. Takes about an hour.
+verify-cache: $(VENV)/.installed
+	$(BIN)/python tests/verify_cache.py all
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis site docs/generated
