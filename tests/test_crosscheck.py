@@ -130,6 +130,15 @@ def test_concrete_states_become_symbolic_values_with_the_same_content():
     assert to_symbolic(enc, spec.var("team").type, [None, 1, 0, None]).items[1].some is True
 
 
+def test_the_check_finds_a_broken_encoding(monkeypatch):
+    """Seats that do not wrap around (left of the last player is no player): the check must see it."""
+    spec, _ = load_spec(str(ROOT / "examples" / "little_tricks" / "little_tricks.rules"))
+    monkeypatch.setattr(zb.Ctx, "mod_n", lambda self, x: x)
+    rep = check_agreement(spec, 3, 60, "broken", explain=False)
+    kinds = {d.kind for d in rep.disagreements}
+    assert "successor" in kinds, rep.summary()
+
+
 @pytest.mark.parametrize("path", SHIPPED, ids=spec_id)
 def test_interpreter_and_z3_agree_on_states_of_real_plays(path):
     assert_agreement(path, PAIRS, "agree")

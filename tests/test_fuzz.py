@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verifier.backends.hypothesis import choose_move, failure_class, value_strategy
+from verifier.backends.hypothesis import choose_move, draw_value, failure_class
 from verifier.backends.interpreter import Program
 from verifier.fuzz import default_database, fuzz
 from verifier.pipeline import load_spec
@@ -73,20 +73,22 @@ def tricks_with(old_new=DOUBLE):
 
 # ---- strategies ----------------------------------------------------------------------------
 
-def test_parameter_strategies_draw_values_of_their_types():
+def test_parameters_are_drawn_as_values_of_their_types():
     spec, _ = load_spec(str(FEATURES))
     program = Program(spec, spec.min_players)
     assert spec.params, "features.rules should declare parameters"
-    strategies = [(p, value_strategy(p.type, program.domains)) for p in spec.params]
+    seen = {p.name: set() for p in spec.params}
 
     @settings(max_examples=60, deadline=None, database=None)
     @given(st.data())
     def check(data):
-        for p, s in strategies:
-            v = data.draw(s)
+        for p in spec.params:
+            v = draw_value(data.conjecture_data, p.type, program.domains)
             assert program.fits(p.type, v), (p.name, v)
+            seen[p.name].add(repr(v))
 
     check()
+    assert all(len(v) > 1 for v in seen.values()), seen  # not a constant
 
 
 def test_a_move_is_chosen_by_action_then_arguments():
@@ -190,8 +192,8 @@ def test_the_example_database_replays_a_failure_first(tmp_path):
     assert first.failures and any(db.rglob("*"))
     second = fuzz(spec, 4, 200, "another seed", database=str(db))
     (f,) = second.failures
-    assert f.length_before == f.length_after == first.failures[0].length_after  # the saved example fails at once
-    assert second.examples == 0 and second.calls < first.calls
+    assert f.length_after == first.failures[0].length_after
+    assert second.examples == 0  # a saved example fails before any new one is generated
 
 
 def test_no_database_writes_nothing(tmp_path, monkeypatch):

@@ -499,5 +499,39 @@ def recheck(program: Program, d: Disagreement, timeout_ms: int = 20_000, explain
     return checker.report.disagreements
 
 
-__all__ = ["recheck", "Agreement", "AgreementReport", "Disagreement", "check_agreement", "equal_to", "symbolic_state",
+def main(argv=None) -> int:
+    """python -m verifier.crosscheck SPEC [--players N] [--pairs K] [--seed S]: print the agreement report."""
+    import argparse
+    import sys
+
+    from .pipeline import load_spec
+
+    ap = argparse.ArgumentParser(prog="python -m verifier.crosscheck", description=__doc__.splitlines()[0])
+    ap.add_argument("spec")
+    ap.add_argument("--players", type=int)
+    ap.add_argument("--pairs", type=int, default=1000, help="(state, move) pairs per player count")
+    ap.add_argument("--seed", default="0")
+    args = ap.parse_args(argv)
+    sys.setrecursionlimit(10_000)
+    spec, _ = load_spec(args.spec)
+    counts = [args.players] if args.players else range(spec.min_players, spec.max_players + 1)
+    bad = 0
+    for n in counts:
+        rep = check_agreement(spec, n, args.pairs, args.seed)
+        print(rep.summary())
+        if rep.open_by:
+            print("  undetermined: " + ", ".join(f"{k} {v}" for k, v in sorted(rep.open_by.items())))
+        for k, v in rep.unsupported.items():
+            print(f"  not encoded: {k}: {v}")
+        for d in rep.disagreements:
+            print("  " + d.render())
+        bad += len(rep.disagreements)
+    return 1 if bad else 0
+
+
+__all__ = ["main", "recheck", "Agreement", "AgreementReport", "Disagreement", "check_agreement", "equal_to", "symbolic_state",
            "to_symbolic", "IMPLIES"]
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

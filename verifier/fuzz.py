@@ -21,7 +21,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.errors import Unsatisfiable
 
 from . import ir
-from .backends.hypothesis import Failure, Play, params_strategy, play
+from .backends.hypothesis import Failure, Play, play
 from .backends.interpreter import Program
 from .simulate import gap_finding, record_trace, violation_finding
 from .source import Span
@@ -171,7 +171,6 @@ def fuzz(spec: ir.Spec, players: int, examples: int, seed, database=None,
     else:
         db, shown = database, (None if database is None else getattr(database, "path", repr(database)))
     report = FuzzReport(spec, players, seed, examples, None if shown is None else str(shown), max_steps)
-    pstrat = params_strategy(program)
     found: dict[str, FuzzFailure] = {}
     failing = [False]  # a failure has been seen: later test cases are shrinking or the search for more
 
@@ -204,7 +203,7 @@ def fuzz(spec: ir.Spec, players: int, examples: int, seed, database=None,
         report.calls += 1
         done = False
         try:
-            play(data, program, seed, pstrat, max_steps, observe, by_action)
+            play(data, program, seed, max_steps, observe, by_action)
             done = True
         except Failure as exc:
             done = True
