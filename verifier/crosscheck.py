@@ -130,6 +130,7 @@ class AgreementReport:
     successors: int = 0          # successor checks done (legal moves whose step Z3 could encode)
     stops: int = 0               # moves that stop at a gap or fault in the interpreter, checked in Z3
     values: int = 0              # invariant / end / constant values compared
+    enumerated: int = 0          # argument combinations whose guard was compared with legal_moves()
     undetermined: int = 0        # Z3's guard or value depends on what the abstraction leaves open
     open_by: dict = field(default_factory=dict)   # what was undetermined -> how often
     imprecise: int = 0           # a step with no chance where Z3 allows another successor too
@@ -145,6 +146,7 @@ class AgreementReport:
     def summary(self) -> str:
         return (f"{self.spec.label}, {self.players} players: {self.pairs} (state, move) pairs from {self.states} "
                 f"states ({self.legal} legal, {self.successors} successors compared, {self.stops} gaps or faults), "
+                f"{self.enumerated} argument combinations checked against legal_moves(), "
                 f"{self.values} values, {self.queries} solver queries, {self.undetermined} undetermined, "
                 f"{self.imprecise} imprecise, {len(self.disagreements)} disagreements in {self.seconds:.1f} s")
 
@@ -210,8 +212,38 @@ class Agreement:
         self.check_consts(game, consts, where)
         state = symbolic_state(enc, spec, game.S)
         self.check_values(game, state, params, consts, where)
+        self.check_enumerator(game, where)
         for move in moves:
             self.check_move(game, state, params, consts, move, dict(where, move=move))
+
+    def check_enumerator(self, game: Game, where: dict, limit: int = 200):
+        """The interpreter's own agreement: legal_moves() lists exactly the moves whose guard holds
+        (every argument combination of each action with at most `limit` of them)."""
+        import itertools
+
+        program = self.program
+        legal = set(game.legal_moves())
+        for i, a in enumerate(self.spec.actions):
+            try:
+                domains = [program.domains.values(t) for _n, t in a.params]
+            except TypeError:
+                continue
+            size = 1
+            for d in domains:
+                size *= len(d)
+            if size > limit:
+                continue
+            for args in itertools.product(*domains):
+                move = (i, tuple(args))
+                try:
+                    ok = game.failing_conjunct(move) < 0
+                except Fault:
+                    ok = False
+                self.report.enumerated += 1
+                if ok != (move in legal):
+                    self.disagree("enumerator", program.move_label(move),
+                                  f"its guard {'holds' if ok else 'fails'}, but legal_moves() "
+                                  f"{'omits' if ok else 'lists'} it", dict(where, move=move))
 
     def check_consts(self, game: Game, consts: dict, where: dict):
         n = len(self.spec.params)
