@@ -94,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="bounded search depth in moves for what induction does not prove (default 8)")
     v.add_argument("--timeout", type=_positive, default=30, metavar="SECONDS",
                    help="time limit of each solver query; past it the answer is unknown (default 30)")
+    v.add_argument("--games", type=int, default=100, metavar="G",
+                   help="random games played for witnesses deeper than the bounded search: a gap reached, a "
+                        "sanity goal reached, or a violation found there is a real trace (default 100; 0: none)")
     v.add_argument("--json", action="store_true", help="print one JSON document on stdout")
 
     f = sub.add_parser("fuzz", help="property-based testing with Hypothesis: generated games, failures shrunk",

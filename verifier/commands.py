@@ -278,7 +278,7 @@ def cmd_verify(args) -> int:
                 def tick():
                     done[0] += 1
                     bar(done[0])
-                results.extend(Verifier(spec, n, args.depth, args.timeout).run(tick))
+                results.extend(Verifier(spec, n, args.depth, args.timeout, max(args.games, 0)).run(tick))
         runs.append((path, spec, results, time.perf_counter() - started))
         started = time.perf_counter()
     problems = sum(r.problem for _p, _s, rs, _t in runs for r in rs)

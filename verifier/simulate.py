@@ -49,7 +49,7 @@ class GameResult:
     moves: list
     end: str | None
     findings: list[Finding]
-    reached: set[str]
+    reached: dict[str, int]          # reachable property -> number of moves after which it first held
     stats: dict
     avoided: list[Finding] = field(default_factory=list)   # gaps stepped around (avoid_gaps)
 
@@ -105,7 +105,7 @@ def play_random(game: Game, policy: random.Random, max_steps: int, check: bool =
     avoided_keys: set[str] = set()
     gappy = [may_reach_gap(game.program.spec, a) for a in game.program.spec.actions] if avoid_gaps else []
     seen_props: set[str] = set()
-    reached: set[str] = set()
+    reached: dict[str, int] = {}
     spec = game.program.spec
     end = None
     pending = None  # (move, moves before it) while a step runs
@@ -120,7 +120,7 @@ def play_random(game: Game, policy: random.Random, max_steps: int, check: bool =
 
     def note_reached():
         for p in game.reached():
-            reached.add(p.name)
+            reached.setdefault(p.name, len(game.moves))
 
     def step_around_gaps(move, moves):
         """Step `move`; if it reaches a gap, record the gap, take the move back and try another."""
@@ -207,6 +207,7 @@ class SimReport:
     stopped: dict[str, int] = field(default_factory=dict)   # games stopped by a finding, by kind
     findings: dict[str, Finding] = field(default_factory=dict)
     reached: dict[str, int] = field(default_factory=dict)
+    witnesses: dict[str, tuple] = field(default_factory=dict)  # reachable -> (seed, params, moves) of the shortest
     stats: dict[str, list] = field(default_factory=dict)
     seconds: float = 0.0
     avoid_gaps: bool = False
@@ -260,7 +261,7 @@ def simulate(spec: ir.Spec, players: int, games: int, seed, max_steps: int = 100
             game = program.start(game_seed)
         except (Fault, Gap) as exc:  # the setup itself faults or reaches a gap
             f = gap_finding(spec, exc.id) if isinstance(exc, Gap) else fault_finding(program, exc)
-            result = GameResult([], None, [f], set(), {})
+            result = GameResult([], None, [f], {}, {})
             game = None
         else:
             result = play_random(game, random.Random(f"{game_seed}/policy"), max_steps, check, avoid_gaps)
@@ -288,8 +289,11 @@ def simulate(spec: ir.Spec, players: int, games: int, seed, max_steps: int = 100
                 known.count += 1
                 if len(f.moves) < len(known.moves):
                     known.seed, known.params, known.moves = f.seed, f.params, f.moves
-        for name in result.reached:
+        for name, at in result.reached.items():
             report.reached[name] = report.reached.get(name, 0) + 1
+            known = report.witnesses.get(name)
+            if known is None or at < len(known[2]):
+                report.witnesses[name] = (game_seed, params, result.moves[:at])
         if progress:
             progress(g + 1)
     report.seconds = time.perf_counter() - t0

@@ -22,8 +22,8 @@ import z3
 from . import ir
 from .backends.interpreter import Program
 from .backends.runtime import Fault, ForcedChance, Gap, Spurious
-from .backends.z3 import (AND, EQ, IMPLIES, NOT, OR, BagV, Encoder, MapV, OptV, PileV, SeqV, SetV, StepResult, Unsupported,
-                          _model_bool, _model_int, concrete, is_false)
+from .backends.z3 import (AND, EQ, IMPLIES, NOT, OR, BagV, Encoder, MapV, OptV, PileV, SeqPileV, SeqV, SetV, StepResult,
+                          Unsupported, _lt, _model_bool, _model_int, concrete, is_false)
 from .trace import Trace, TraceStep, describe_changes
 from .types import BagT, IntT, MapT, PileT, PlayerT, format_value
 
@@ -58,10 +58,11 @@ class Result:
 class Verifier:
     """All proof obligations of one spec for one player count."""
 
-    def __init__(self, spec: ir.Spec, players: int, depth: int = 8, timeout: float = 30.0):
+    def __init__(self, spec: ir.Spec, players: int, depth: int = 8, timeout: float = 30.0, games: int = 100):
         self.spec = spec
         self.n = players
         self.depth = depth
+        self.games = games  # random games played for witnesses the bounded search is too shallow to find
         self.timeout_ms = int(timeout * 1000)
         self.enc = Encoder(spec, players)
         self.results: list[Result] = []
@@ -73,10 +74,16 @@ class Verifier:
         enc = self.enc
         self.params, self.consts, self.pcons = enc.fresh_params()
         self.init = enc.initial(self.params, self.consts)
+        # every zone starts empty: the totals after the setup are what it created (its ledger)
+        from .backends.z3 import zone_totals
+        empty = zone_totals(enc, {v.name: enc.default(v.type) for v in self.spec.state})
+        self.init_totals = {t: [0] * len(vec) for t, vec in empty.items()}
+        for t, vec in self.init.ledger.items():
+            self.init_totals[t] = list(vec)
         self.pre, self.pre_ok = enc.fresh_state("s.")
         self.steps: dict[str, StepResult] = {}
         self.unsupported: dict[str, str] = {}
-        self.post_totals: dict = {}  # id(result state) -> its totals (the pre-state's plus the step's ledger)
+        self.post_totals: dict = {id(self.init.state): self.init_totals}  # id(state) -> its totals, when known
         pre_totals = None
         for a in self.spec.actions:
             try:
@@ -113,9 +120,23 @@ class Verifier:
         s.add(*self.pcons)
         return s
 
-    def check(self, solver: z3.Solver):
-        r = solver.check()
-        return r
+    def base_facts(self, a: ir.Action | None) -> list:
+        """What every question about an action (None: the setup) shares: the pre-state's types, the
+        step's guard and its choices."""
+        if a is None:
+            return list(self.init.constraints)
+        st = self.steps[a.name]
+        return [*self.pre_ok, *st.constraints, st.guard]
+
+    def ask(self, a: ir.Action | None, *facts):
+        """(result, model or None, reason): the facts together with the action's base facts.
+
+        A fresh solver each time: Z3's incremental mode (push/pop on one solver) skips the
+        preprocessing these queries need, and was measured twice as slow here."""
+        s = self.solver()
+        s.add(*self.base_facts(a), *[f for f in facts if f is not True])
+        r = s.check()
+        return r, (s.model() if r == z3.sat else None), (s.reason_unknown() if r == z3.unknown else "")
 
     # ---- driver --------------------------------------------------------------------------
     def run(self, progress=None) -> list[Result]:
@@ -165,21 +186,19 @@ class Verifier:
             for name in candidates:
                 unknown[name] = why
             candidates = set()
-        # initial states
-        for p in self.invariants:
-            if p.name not in candidates:
-                continue
-            s = self.solver()
-            s.add(*self.init.constraints, self.init.alive)
-            h, cons = self.holds(p, self.init.state, "init")
-            s.add(*cons, NOT(h))
-            r = s.check()
-            if r == z3.sat:
-                broken[p.name] = "false in an initial state"
-                candidates.discard(p.name)
-            elif r == z3.unknown:
-                unknown[p.name] = f"the initial states: {s.reason_unknown()}"
-                candidates.discard(p.name)
+        # initial states: all at once first, one by one only if that does not settle it
+        inits = {p.name: self.holds(p, self.init.state, "init") for p in self.invariants if p.name in candidates}
+        r, _m, _why = self.ask(None, self.init.alive, *[c for _h, cs in inits.values() for c in cs],
+                               NOT(AND(*[h for h, _cs in inits.values()])))
+        if r != z3.unsat:
+            for name, (h, cons) in inits.items():
+                r, _m, why = self.ask(None, self.init.alive, *cons, NOT(h))
+                if r == z3.sat:
+                    broken[name] = "false in an initial state"
+                    candidates.discard(name)
+                elif r == z3.unknown:
+                    unknown[name] = f"the initial states: {why}"
+                    candidates.discard(name)
         # induction: drop what some action breaks, until the rest is preserved by every action
         self.cti: dict[str, tuple] = {}
         changed = True
@@ -220,21 +239,18 @@ class Verifier:
         failed: list = []
         timed_out: dict = {}
         remaining = set(candidates)
+        assume = self.assumptions(candidates)
         while remaining:
-            s = self.solver()
-            s.add(*self.assumptions(candidates), st.guard, st.alive, *st.constraints)
-            posts = {}
+            posts, extra = {}, []
             for p in self.invariants:
                 if p.name in remaining:
                     h, cons = self.holds(p, st.state, f"post.{a.name}")
-                    s.add(*cons)
+                    extra.extend(cons)
                     posts[p.name] = h
-            s.add(NOT(AND(*posts.values())))
-            r = s.check()
+            r, m, _why = self.ask(a, *assume, st.alive, *extra, NOT(AND(*posts.values())))
             if r == z3.unsat:
                 return failed, timed_out
             if r == z3.sat:
-                m = s.model()
                 bad = [name for name, h in posts.items() if not _model_bool(m, h)] or list(posts)
                 for name in bad:
                     self.cti[name] = (a, m, st)
@@ -245,16 +261,13 @@ class Verifier:
         for p in self.invariants:
             if p.name not in remaining:
                 continue
-            s = self.solver()
-            s.add(*self.assumptions(candidates), st.guard, st.alive, *st.constraints)
             h, cons = self.holds(p, st.state, f"post.{a.name}")
-            s.add(*cons, NOT(h))
-            r = s.check()
+            r, m, why = self.ask(a, *assume, st.alive, *cons, NOT(h))
             if r == z3.sat:
-                self.cti[p.name] = (a, s.model(), st)
+                self.cti[p.name] = (a, m, st)
                 failed.append(p.name)
             elif r == z3.unknown:
-                timed_out[p.name] = f"the induction step for {a.name}: {s.reason_unknown()}"
+                timed_out[p.name] = f"the induction step for {a.name}: {why}"
         return failed, timed_out
 
     def cti_text(self, p: ir.Property) -> str:
@@ -271,6 +284,46 @@ class Verifier:
             after = _show(t, self.enc.value(m, t, st.state[name]), self.enc.dom)
             parts.append(f"{name}: {before} -> {after}" if before != after else f"{name}: {before}")
         return f"{a.name}({args}) breaks it from a state where " + "; ".join(parts)
+
+    # ---- witnesses from simulated games ------------------------------------------------------
+    def simulation(self):
+        """Random games of the interpreter (shared): their findings and witnesses are real traces."""
+        if getattr(self, "_sim", None) is None:
+            from .simulate import simulate
+            self._sim = simulate(self.spec, self.n, self.games, "verify", max_steps=20_000) if self.games else None
+        return self._sim
+
+    def simulated(self, key: str):
+        """(trace, finding) of the shortest simulated game with this finding key, or None."""
+        sim = self.simulation()
+        if sim is None or key not in sim.findings:
+            return None
+        from .simulate import record_trace
+        f = sim.findings[key]
+        return record_trace(self.interpreter(), f.seed, f.params, f.moves), f
+
+    def simulated_witness(self, name: str):
+        sim = self.simulation()
+        if sim is None or name not in sim.witnesses:
+            return None
+        from .simulate import record_trace
+        seed, params, moves = sim.witnesses[name]
+        return record_trace(self.interpreter(), seed, params, moves)
+
+    def interpreter(self):
+        if getattr(self, "_plain", None) is None:
+            self._plain = Program(self.spec, self.n)
+        return self._plain
+
+    def from_simulation(self, p: ir.Property, key: str, t0, kind=None) -> bool:
+        """Report a violation found in simulated games (a real trace); False when there is none."""
+        found = self.simulated(key)
+        if found is None:
+            return False
+        trace, f = found
+        self.add(p, "violated", t0, f"violated in a simulated game after {len(f.moves)} moves (seed \"{f.seed}\"): "
+                                    f"{f.message}", depth=len(f.moves), trace=trace, kind=kind)
+        return True
 
     # ---- bounded model checking -------------------------------------------------------------
     def unrolling(self) -> "Unrolling":
@@ -290,16 +343,25 @@ class Verifier:
                 target = u.invariant_target(p, i)
                 verdict = u.find(target, i)
                 if verdict == "unknown":
+                    if self.from_simulation(p, f"violation:{p.name}", t0):
+                        return
                     self.add(p, "unknown", t0, f"bounded search stopped at depth {i}: {u.reason}", depth=i)
                     return
                 if verdict == "sat":
                     self.report_trace(p, u, i, t0, ("invariant", p))
                     return
         except Unsupported as exc:
+            if self.from_simulation(p, f"violation:{p.name}", t0):
+                return
             self.add(p, "unknown", t0, f"{why}; the bounded search cannot encode: {exc.message}")
             return
-        msg = f"{why}" + (f": {cti}" if cti else "") + f"; no violation within {self.depth} moves"
+        if self.from_simulation(p, f"violation:{p.name}", t0):
+            return
+        msg = f"{why}" + (f": {cti}" if cti else "") + f"; no violation within {self.depth} moves" + self.games_note()
         self.add(p, "bounded", t0, msg, depth=self.depth)
+
+    def games_note(self) -> str:
+        return f" nor in {self.games} simulated games" if self.games else ""
 
     def add(self, p: ir.Property, status, t0, message, depth=None, trace=None, kind=None):
         self.results.append(Result(p.name, kind or p.kind, self.n, status, time.perf_counter() - t0, message, depth,
@@ -308,6 +370,13 @@ class Verifier:
     def report_trace(self, p, u: "Unrolling", i: int, t0, target):
         trace, problem = u.replay(i, target)
         if problem:
+            if p.kind == "reachable":
+                w = self.simulated_witness(p.name)
+                if w is not None:
+                    self.add(p, "reachable", t0, f"reached in a simulated game after {len(w.steps)} moves", trace=w)
+                    return
+            elif self.from_simulation(p, f"violation:{p.name}", t0):
+                return
             self.add(p, "unknown", t0, f"spurious counterexample of {i} moves: {problem}", depth=i, trace=trace)
         else:
             what = "reached" if p.kind == "reachable" else "violated"
@@ -330,9 +399,13 @@ class Verifier:
             faults = st.guard_faults + st.faults
             if not faults:
                 continue
+            # the base holds the guard: a fault in the guard itself is asked without it
             s = self.solver()
-            s.add(*self.assumptions(self.assumed), *st.constraints, OR(*[c for c, _m, _sp in faults]))
-            r = s.check()
+            s.add(*self.assumptions(self.assumed), *st.constraints, OR(*[c for c, _m, _sp in st.guard_faults]))
+            if st.guard_faults and s.check() != z3.unsat:
+                suspects.append((a, a.name))
+                continue
+            r, _m, _why = self.ask(a, *self.assumptions(self.assumed), OR(*[c for c, _m, _sp in st.faults]))
             if r != z3.unsat:
                 suspects.append((a, a.name))
         prop = ir.Property("fault", "no_runtime_errors", None, None,
@@ -360,9 +433,13 @@ class Verifier:
         except Unsupported as exc:
             self.add(prop, "unknown", t0, f"cannot encode: {exc.message}", kind="fault")
             return
+        sim = self.simulation()
+        faults = [k for k in (sim.findings if sim else {}) if k.startswith("fault:")]
+        if faults and self.from_simulation(prop, faults[0], t0, kind="fault"):
+            return
         names = ", ".join(w for _a, w in suspects)
-        self.add(prop, "bounded", t0, f"not proved for {names}; none within {self.depth} moves", depth=self.depth,
-                 kind="fault")
+        self.add(prop, "bounded", t0, f"not proved for {names}; none within {self.depth} moves" + self.games_note(),
+                 depth=self.depth, kind="fault")
 
     # ---- rankings ------------------------------------------------------------------------
     def prove_ranking(self, p: ir.Property):
@@ -377,20 +454,17 @@ class Verifier:
             st = self.steps[a.name]
             cond2, cf2, cc2 = self.value(p.cond, st.state, tag=f"rank.{p.name}.cond2")
             ranks2 = [self.value(r, st.state, tag=f"rank.{p.name}.r2") for r in p.ranks]
-            s = self.solver()
-            s.add(*self.assumptions(self.assumed), st.guard, st.alive, *st.constraints, cond, NOT(cf), *cc, *cc2)
-            for _v, f, c in ranks + ranks2:
-                s.add(*c)
             nonneg = AND(*[v >= 0 for v, _f, _c in ranks])
             dec = _lex_less([v for v, _f, _c in ranks2], [v for v, _f, _c in ranks])
             ok = AND(nonneg, NOT(OR(*[f for _v, f, _c in ranks])),
                      OR(AND(NOT(cond2), NOT(cf2)), AND(dec, NOT(OR(*[f for _v, f, _c in ranks2])))))
-            s.add(NOT(ok))
-            r = s.check()
+            extra = [c for _v, _f, cs in ranks + ranks2 for c in cs]
+            r, _m, why = self.ask(a, *self.assumptions(self.assumed), st.alive, cond, NOT(cf), *cc, *cc2, *extra,
+                                  NOT(ok))
             if r == z3.sat:
                 failing.append(a.name)
             elif r == z3.unknown:
-                self.add(p, "unknown", t0, f"{a.name}: {s.reason_unknown()}")
+                self.add(p, "unknown", t0, f"{a.name}: {why}")
                 return
         if not failing:
             self.add(p, "proved", t0, "the ranking decreases on every move and stays non-negative")
@@ -409,8 +483,10 @@ class Verifier:
         except Unsupported as exc:
             self.add(p, "unknown", t0, f"cannot encode: {exc.message}")
             return
-        self.add(p, "bounded", t0, f"not proved for {', '.join(failing)}; no violation within {self.depth} moves",
-                 depth=self.depth)
+        if self.from_simulation(p, f"violation:{p.name}", t0):
+            return
+        self.add(p, "bounded", t0, f"not proved for {', '.join(failing)}; no violation within {self.depth} moves"
+                 + self.games_note(), depth=self.depth)
 
     # ---- bounded response --------------------------------------------------------------------
     def prove_bound(self, p: ir.Property):
@@ -446,11 +522,10 @@ class Verifier:
                 cnt2 = count + (1 if a.name == p.action else 0) * 1
                 cnt2 = z3.If(active, cnt2, count) if a.name == p.action else count
                 for name in list(alive):
-                    s = self.solver()
-                    s.add(*self.assumptions(self.assumed), st.guard, st.alive, *st.constraints, *tc2,
-                          *[f(active, count, self.pre) for f in alive.values()])
-                    s.add(NOT(alive[name](act2, cnt2, st.state)))
-                    if s.check() != z3.unsat:
+                    r, _m, _why = self.ask(a, *self.assumptions(self.assumed), st.alive, *tc2,
+                                           *[f(active, count, self.pre) for f in alive.values()],
+                                           NOT(alive[name](act2, cnt2, st.state)))
+                    if r != z3.unsat:
                         del alive[name]
                         changed = True
         s = self.solver()
@@ -475,7 +550,10 @@ class Verifier:
         except Unsupported as exc:
             self.add(p, "unknown", t0, f"cannot encode: {exc.message}")
             return
-        self.add(p, "bounded", t0, f"not proved by induction; no violation within {self.depth} moves", depth=self.depth)
+        if self.from_simulation(p, f"violation:{p.name}", t0):
+            return
+        self.add(p, "bounded", t0, f"not proved by induction; no violation within {self.depth} moves" + self.games_note(),
+                 depth=self.depth)
 
     # ---- reachability ------------------------------------------------------------------------
     def check_reachable(self, p: ir.Property):
@@ -499,8 +577,13 @@ class Verifier:
         s.add(*self.assumptions(self.assumed), *c, v, NOT(f))
         if s.check() == z3.unsat:
             self.add(p, "unreachable", t0, "no state the proved invariants allow satisfies it")
-        else:
-            self.add(p, "bounded", t0, f"not reached within {self.depth} moves", depth=self.depth)
+            return
+        w = self.simulated_witness(p.name)
+        if w is not None:
+            self.add(p, "reachable", t0, f"reached in a simulated game after {len(w.steps)} moves (a real trace)",
+                     depth=len(w.steps), trace=w)
+            return
+        self.add(p, "bounded", t0, f"not reached within {self.depth} moves" + self.games_note(), depth=self.depth)
 
     def check_gaps(self):
         """Each undecided point: proved unreachable, or reached by a replayed trace."""
@@ -524,9 +607,8 @@ class Verifier:
                 conds = [c for c, g in st.gaps if g in ids]
                 if not conds:
                     continue
-                s = self.solver()
-                s.add(*self.assumptions(self.assumed), st.guard, *st.constraints, OR(*conds))
-                if s.check() != z3.unsat:
+                r, _m, _why = self.ask(a, *self.assumptions(self.assumed), OR(*conds))
+                if r != z3.unsat:
                     possible = True
             if not possible:
                 self.add(prop, "unreachable", t0, f"{u_pt.reason}: not reachable in any state the invariants allow",
@@ -551,8 +633,16 @@ class Verifier:
                                  kind="undecided")
                         break
                 else:
-                    self.add(prop, "bounded", t0, f"{u_pt.reason}: not reached within {self.depth} moves, "
-                                                  "and not proved unreachable", depth=self.depth, kind="undecided")
+                    found = self.simulated(prop.name)
+                    if found is not None:
+                        trace, f = found
+                        self.add(prop, "reachable", t0, f"{u_pt.reason}: reached in a simulated game after "
+                                                        f"{len(f.moves)} moves (seed \"{f.seed}\")", depth=len(f.moves),
+                                 trace=trace, kind="undecided")
+                    else:
+                        self.add(prop, "bounded", t0, f"{u_pt.reason}: not reached within {self.depth} moves"
+                                                      + self.games_note() + ", and not proved unreachable",
+                                 depth=self.depth, kind="undecided")
             except Unsupported as exc:
                 self.add(prop, "unknown", t0, f"cannot encode: {exc.message}", kind="undecided")
 
@@ -594,8 +684,10 @@ class Verifier:
         except Unsupported as exc:
             self.add(prop, "unknown", t0, f"cannot encode: {exc.message}", kind="deadlock")
             return
-        self.add(prop, "bounded", t0, f"not proved; no deadlock within {self.depth} moves", depth=self.depth,
-                 kind="deadlock")
+        if self.from_simulation(prop, "deadlock", t0, kind="deadlock"):
+            return
+        self.add(prop, "bounded", t0, f"not proved; no deadlock within {self.depth} moves" + self.games_note(),
+                 depth=self.depth, kind="deadlock")
 
     # ---- sanity ----------------------------------------------------------------------------------
     def check_sanity(self):
@@ -605,9 +697,8 @@ class Verifier:
             if st is None:
                 continue
             t0 = time.perf_counter()
-            s = self.solver()
-            s.add(*self.assumptions(self.assumed), st.guard, *st.constraints)
-            if s.check() == z3.unsat:
+            r, _m, _why = self.ask(a, *self.assumptions(self.assumed))
+            if r == z3.unsat:
                 prop = ir.Property("action", f"enabled:{a.name}", a.cite, a.span, doc=a.doc)
                 self.add(prop, "unreachable", t0, f"{a.name} can never be enabled in a state the invariants allow",
                          kind="action")
@@ -840,7 +931,9 @@ class Unrolling:
         program = v._program
         steps: list[TraceStep] = []
         states = []
-        chance = ForcedChance(events)
+        exact = {var.name for var in spec.state if var.zone and self.enc.is_exact(
+            var.type.value if isinstance(var.type, MapT) else var.type)}
+        chance = ForcedChance(events, exact)
         outcome: dict = {"kind": "open"}
         problem = None
         try:
@@ -935,6 +1028,12 @@ def _model_events(m, events):
         if not _model_bool(m, e.when):
             continue
         lo = e.elem.lo if isinstance(e.elem, IntT) and e.elem.lo else 0
+        if e.kind == "order" and _model_int(m, e.present) == 0:
+            continue
+        if e.kind == "order":  # a shuffle of a pile followed card by card: the whole order
+            n = _model_int(m, e.present)
+            yield ("order", e.zone, [_model_int(m, x) + lo for x in e.var.items[:n]])
+            continue
         if e.kind == "draw":
             cards = []
             for k, c in enumerate(e.drawn):
@@ -959,6 +1058,9 @@ def _eq(t, x, y, out):
     if isinstance(x, OptV):
         out.append(EQ(x.some, y.some))
         out.append(IMPLIES(x.some, EQ(x.val, y.val)))
+    elif isinstance(x, SeqPileV):
+        out.append(EQ(x.size, y.size))
+        out.extend(IMPLIES(_lt(i, x.size), EQ(a, b)) for i, (a, b) in enumerate(zip(x.items, y.items)))
     elif isinstance(x, PileV):
         out.extend(a == b for a, b in zip(x.counts, y.counts))
         _eq(None, x.top, y.top, out)
@@ -987,6 +1089,8 @@ def _compare(enc: Encoder, m, spec: ir.Spec, sym_state: dict, state: list, i: in
 
 
 def _abstract(t, value, enc):
+    if isinstance(t, PileT) and enc.is_exact(t):
+        return ("seq", [enc.dom.index(t.elem, c) for c in value])
     if isinstance(t, PileT):
         size = enc.dom.size(t.elem)
         counts = [0] * size
@@ -1002,9 +1106,10 @@ def _same_value(t, prover, interp, enc) -> bool:
     return prover == _abstract(t, interp, enc)
 
 
-def verify_spec(spec: ir.Spec, players: int, depth: int = 8, timeout: float = 30.0, progress=None) -> list[Result]:
+def verify_spec(spec: ir.Spec, players: int, depth: int = 8, timeout: float = 30.0, progress=None,
+                games: int = 100) -> list[Result]:
     """Every property of a spec for one player count, with the statuses the module docstring defines."""
-    return Verifier(spec, players, depth, timeout).run(progress)
+    return Verifier(spec, players, depth, timeout, games).run(progress)
 
 
 __all__ = ["Result", "Verifier", "verify_spec", "BagT", "PlayerT", "is_false", "concrete"]

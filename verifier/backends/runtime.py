@@ -222,8 +222,9 @@ class ForcedChance:
     Events are consumed in the order the generated code meets them, the same order as the prover's.
     """
 
-    def __init__(self, events):
+    def __init__(self, events, exact: set | None = None):
         self.events = list(events)   # (kind, zone, value); a draw: ("draw", zone, (cards, final top, last))
+        self.exact = exact or set()  # piles the prover follows card by card: their shuffles give whole orders
         self.pos = 0
         self.regions: dict[int, list[int]] = {}
         self.batch = None            # the draw in progress: cards still to come, final top, card to come last
@@ -264,15 +265,34 @@ class ForcedChance:
             raise Spurious(f"the trace needs a different {kind} card of {zone}, but that pile's order is known "
                            "(it was not shuffled since)")
 
+    def _is_exact(self, zone: str) -> bool:
+        return zone.split("[", 1)[0] in self.exact
+
+    def _order(self, pile, zone: str):
+        order = self._next("order", zone)
+        if sorted(order) != sorted(pile):
+            raise Spurious(f"the trace's order of {zone} is not an arrangement of the cards it holds")
+        pile[:] = order
+
     def top_event(self, pile, zone: str):
+        if self._is_exact(zone):
+            return
         if pile:
             self._fix(pile, len(pile) - 1, self._next("top", zone), "top", zone)
 
     def shuffle(self, pile, zone: str = "a pile"):
+        if self._is_exact(zone):
+            if pile:
+                self._order(pile, zone)
+            return
         self.regions[id(pile)] = [0, len(pile)]
         self.top_event(pile, zone)
 
     def refilled(self, pile, shuffled: bool, zone: str):
+        if self._is_exact(zone):
+            if shuffled and pile:
+                self._order(pile, zone)
+            return
         self.regions[id(pile)] = [0, len(pile)] if shuffled else [0, 0]
         if self.batch is None:
             self.top_event(pile, zone)
@@ -280,6 +300,8 @@ class ForcedChance:
     # a draw of n cards: the prover gives the multiset drawn, not the order, so the order is chosen
     # here among the unknown cards, keeping the card that must come last for the end
     def draw_begin(self, pile, zone: str):
+        if self._is_exact(zone):
+            return
         cards, final_top, last = self._next("draw", zone)
         self.batch = {"left": list(cards), "top": final_top, "last": last, "zone": zone, "popped": []}
 
@@ -304,6 +326,8 @@ class ForcedChance:
         b["popped"].append(card)
 
     def pop_top(self, pile, zone: str):
+        if self._is_exact(zone):
+            return pile.pop()
         if self.batch is None:
             card = pile.pop()
             r = self._region(pile)
@@ -317,6 +341,8 @@ class ForcedChance:
         return card
 
     def pop_bottom(self, pile, zone: str):
+        if self._is_exact(zone):
+            return pile.pop(0)
         if self.batch is None:
             self._fix(pile, 0, self._next("bottom", zone), "bottom", zone)
         else:
@@ -327,6 +353,8 @@ class ForcedChance:
         return card
 
     def draw_end(self, pile, zone: str):
+        if self._is_exact(zone):
+            return
         b, self.batch = self.batch, None
         if b["left"]:
             raise Spurious(f"the trace draws more cards from {zone} than the rules do")

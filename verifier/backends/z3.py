@@ -56,11 +56,48 @@ class PileV:
         self.counts, self.top = list(counts), top
 
 
+class SeqPileV:
+    """A small pile followed exactly: the card at each position (0 = bottom) and how many there are.
+
+    It reads like a PileV (counts per value and the top card, derived), so that everything that only
+    looks at a pile works unchanged; what changes a pile has a case of its own."""
+
+    __slots__ = ("items", "size", "_counts", "kinds")
+
+    def __init__(self, items, size, kinds: int):
+        self.items, self.size, self.kinds, self._counts = list(items), size, kinds, None
+
+    @property
+    def counts(self):
+        if self._counts is None:
+            self._counts = [SUM([ITE(AND(_lt(i, self.size), EQ(x, k)), 1, 0) for i, x in enumerate(self.items)])
+                            for k in range(self.kinds)]
+        return self._counts
+
+    @property
+    def top(self):
+        n = concrete(self.size)
+        if n is not None:
+            return OptV(n > 0, self.items[n - 1] if n > 0 else 0)
+        return OptV(self.size > 0, select(self.items, self.size - 1, 0))
+
+
+def _lt(i: int, n):
+    c = concrete(n)
+    return i < c if c is not None else n > i
+
+
+ZONES = (None,)  # set below: the symbolic values that hold cards
+
+
 class SetV:
     __slots__ = ("bits",)
 
     def __init__(self, bits):
         self.bits = list(bits)
+
+
+ZONES = (BagV, PileV, SeqPileV)
 
 
 class SeqV:
@@ -195,6 +232,8 @@ def merge(c, a, b):
         return a
     if isinstance(a, OptV):
         return OptV(ITE(c, a.some, b.some), merge(c, a.val, b.val))
+    if isinstance(a, SeqPileV):
+        return SeqPileV([ITE(c, x, y) for x, y in zip(a.items, b.items)], ITE(c, a.size, b.size), a.kinds)
     if isinstance(a, PileV):
         return PileV([ITE(c, x, y) for x, y in zip(a.counts, b.counts)], merge(c, a.top, b.top))
     if isinstance(a, BagV):
@@ -211,6 +250,8 @@ def merge(c, a, b):
 def copy_value(v):
     if isinstance(v, OptV):
         return OptV(v.some, v.val)
+    if isinstance(v, SeqPileV):
+        return SeqPileV(v.items, v.size, v.kinds)
     if isinstance(v, PileV):
         return PileV(v.counts, OptV(v.top.some, v.top.val))
     if isinstance(v, BagV):
@@ -292,6 +333,42 @@ class Encoder:
         self.vars = {v.name: v for v in spec.state}
         self.names = itertools.count()
         self.cache: dict = {}  # derived terms (record fields of a symbolic card), by term id
+        self.exact = self._exact_capacities()
+
+    EXACT_CAP = 12  # piles of a card type with at most this many cards in the game are followed exactly
+
+    def _exact_capacities(self) -> dict:
+        """Card types whose piles are followed card by card: few cards in the whole game (measured
+        on the setup). More cards in such a pile than that is a fault of the encoding, reported."""
+        pile_types = set()
+        for v in self.spec.state:
+            zt = v.type.value if isinstance(v.type, MapT) else v.type
+            if v.zone and isinstance(zt, PileT):
+                pile_types.add(zt.elem)
+        if not pile_types:
+            return {}
+        try:
+            from .interpreter import Program
+            program = Program(self.spec, self.n)
+            caps: dict = {}
+            for seed in range(3):
+                game = program.start(f"capacity/{seed}")
+                totals: dict = {}
+                for v, value in zip(self.spec.state, game.S):
+                    zt = v.type.value if isinstance(v.type, MapT) else v.type
+                    if not v.zone or not isinstance(zt, (BagT, PileT)):
+                        continue
+                    zones = value if isinstance(v.type, MapT) else [value]
+                    n = sum(len(z) if isinstance(zt, PileT) else sum(z) for z in zones)
+                    totals[zt.elem] = totals.get(zt.elem, 0) + n
+                for t, n in totals.items():
+                    caps[t] = max(caps.get(t, 0), n)
+        except Exception:  # a setup that faults or reaches a gap: follow no pile exactly
+            return {}
+        return {t: caps[t] for t in pile_types if t in caps and 0 < caps[t] <= self.EXACT_CAP}
+
+    def is_exact(self, t: Type) -> bool:
+        return isinstance(t, PileT) and t.elem in self.exact
 
     # ---- fresh symbolic values ----------------------------------------------------------
     def fresh(self, t: Type, name: str, constraints: list):
@@ -328,6 +405,13 @@ class Encoder:
             counts = [z3.Int(f"{name}#{k}") for k in range(self.dom.size(t.elem))]
             constraints.extend(c >= 0 for c in counts)
             return BagV(counts)
+        if isinstance(t, PileT) and self.is_exact(t):
+            cap, kinds = self.exact[t.elem], self.dom.size(t.elem)
+            items = [z3.Int(f"{name}@{i}") for i in range(cap)]
+            n = z3.Int(f"{name}.size")
+            constraints.extend(z3.And(x >= 0, x < kinds) for x in items)
+            constraints.append(z3.And(n >= 0, n <= cap))
+            return SeqPileV(items, n, kinds)
         if isinstance(t, PileT):
             size = self.dom.size(t.elem)
             counts = [z3.Int(f"{name}#{k}") for k in range(size)]
@@ -370,7 +454,7 @@ class Encoder:
         state = {v.name: self.default(v.type) for v in self.spec.state}
         ctx = Ctx(self, state, params, consts, tag=tag)
         ctx.run(self.spec.init)
-        return StepResult(ctx.state, ctx.alive, ctx.faults, ctx.gaps, ctx.events, ctx.constraints)
+        return StepResult(ctx.state, ctx.alive, ctx.faults, ctx.gaps, ctx.events, ctx.constraints, ledger=ctx.ledger)
 
     def step(self, state: dict, params: dict, consts: dict, action: ir.Action, tag: str,
              args: tuple | None = None, guard_only: bool = False) -> StepResult:
@@ -429,6 +513,8 @@ class Encoder:
             return MapV([self.default(t.value) for _ in range(self.dom.size(t.key))])
         if isinstance(t, BagT):
             return BagV([0] * self.dom.size(t.elem))
+        if isinstance(t, PileT) and self.is_exact(t):
+            return SeqPileV([0] * self.exact[t.elem], 0, self.dom.size(t.elem))
         if isinstance(t, PileT):
             return PileV([0] * self.dom.size(t.elem), OptV(False, 0))
         if isinstance(t, TupleT):
@@ -460,6 +546,9 @@ class Encoder:
                 self._type_ok(t.value, x, out)
         elif isinstance(t, BagT):
             out.extend(c >= 0 for c in v.counts)
+        elif isinstance(t, PileT) and isinstance(v, SeqPileV):
+            out.append(AND(v.size >= 0, v.size <= len(v.items)))
+            out.extend(AND(x >= 0, x < v.kinds) for x in v.items if concrete(x) is None)
         elif isinstance(t, PileT):
             out.extend(c >= 0 for c in v.counts)
             out.append(EQ(v.top.some, SUM(v.counts) > 0) if v.counts else NOT(v.top.some))
@@ -508,6 +597,8 @@ class Encoder:
             return [self.value(model, t.value, x) for x in v.items]
         if isinstance(t, BagT):
             return [ev(c) for c in v.counts]
+        if isinstance(t, PileT) and isinstance(v, SeqPileV):
+            return ("seq", [ev(x) for x in v.items[:ev(v.size)]])
         if isinstance(t, PileT):
             counts = [ev(c) for c in v.counts]
             top = ev(v.top.val) if _model_bool(model, v.top.some) else None
@@ -771,14 +862,21 @@ class Ctx:
                 self.fault(b == 0, "division by zero", e.span)
             if ca is not None and cb is not None:
                 return ca // cb if op == "/" else ca % cb
-            # Z3's integer division rounds toward minus infinity for positive divisors, like Python's //
+            # a small known range: division and remainder by comparisons (linear), else Z3's (which,
+            # like Python's //, rounds toward minus infinity for positive divisors)
             if cb is not None and cb > 0:
+                lo, hi = self.bounds(e.left)
+                if lo is not None and hi is not None and lo >= 0 and hi // cb - lo // cb <= 6:
+                    q = lo // cb
+                    for m in range(lo // cb + 1, hi // cb + 1):
+                        q = ITE(a >= m * cb, m, q)
+                    return q if op == "/" else a - MUL(q, cb)
                 return a / cb if op == "/" else a % cb
             raise Unsupported("division by a value that may be negative or unknown", e.span)
         raise Unsupported(f"operator {op}", e.span)
 
     def as_counts(self, t, v):
-        if isinstance(v, (BagV, PileV)):
+        if isinstance(v, ZONES):
             return v.counts
         raise Unsupported(f"cannot use {t} as a bag")
 
@@ -796,7 +894,22 @@ class Ctx:
             free = self.choice(BoolT(), "pile_eq")
             self.constraints.append(IMPLIES(free, same))
             return free
-        if isinstance(a, (BagV, PileV)) or isinstance(b, (BagV, PileV)):
+        if isinstance(a, SeqPileV) or isinstance(b, SeqPileV):
+            pa, pb = (a, b) if isinstance(a, SeqPileV) else (b, a)
+            if isinstance(pb, SeqV):
+                items, n = pb.items, len(pb.items)
+            elif isinstance(pb, SeqPileV):
+                items, n = pb.items, pb.size
+            else:
+                return AND(*[EQ(x, y) for x, y in zip(pa.counts, pb.counts)])
+            same = [EQ(pa.size, n)]
+            for i in range(max(len(pa.items), len(items))):
+                if i < len(pa.items) and i < len(items):
+                    same.append(IMPLIES(_lt(i, n), EQ(pa.items[i], items[i])))
+                elif i < len(items):
+                    same.append(NOT(_lt(i, n)) if concrete(n) is None else (i >= concrete(n)))
+            return AND(*same)
+        if isinstance(a, ZONES) or isinstance(b, ZONES):
             if isinstance(a, SeqV) or isinstance(b, SeqV):  # a pile against a list literal: counts and top
                 pile, seq = (a, b) if isinstance(a, PileV) else (b, a)
                 counts = [sum(1 for x in seq.items if concrete(x) == k) for k in range(len(pile.counts))]
@@ -839,7 +952,10 @@ class Ctx:
         else:
             ct = d.expr.type
             coll = self.ev(d.expr)
-            if isinstance(coll, (BagV, PileV)):
+            if isinstance(coll, SeqPileV):
+                k = self.key(ct.elem, x)
+                r = OR(*[AND(_lt(i, coll.size), EQ(y, k)) for i, y in enumerate(coll.items)])
+            elif isinstance(coll, ZONES):
                 k = self.key(ct.elem, x)
                 size = len(coll.counts)
                 c = concrete(k)
@@ -881,7 +997,7 @@ class Ctx:
             return [(v, 1, True) for v in range(lo, hi + 1)]
         t = d.expr.type
         coll = self.ev(d.expr)
-        if isinstance(coll, (BagV, PileV)):
+        if isinstance(coll, ZONES):
             values = self.dom.values(t.elem)
             return [(values[k], c, c > 0 if isinstance(c, z3.ExprRef) else c > 0) for k, c in enumerate(coll.counts)]
         if isinstance(coll, SetV):
@@ -951,7 +1067,9 @@ class Ctx:
         t0 = e.args[0].type if e.args else None
         if name == "size":
             v = args[0]
-            if isinstance(v, (BagV, PileV)):
+            if isinstance(v, SeqPileV):
+                return v.size
+            if isinstance(v, ZONES):
                 return SUM(v.counts)
             if isinstance(v, SetV):
                 return SUM([ITE(b, 1, 0) for b in v.bits])
@@ -962,7 +1080,7 @@ class Ctx:
             return top.val
         if name == "the":
             v = args[0]
-            if isinstance(v, (BagV, PileV)):
+            if isinstance(v, ZONES):
                 total = SUM(v.counts)
                 self.fault(total != 1 if not isinstance(total, int) else total != 1,
                            "the() expects exactly one card", e.span)
@@ -999,6 +1117,15 @@ class Ctx:
                          for i in range(self.n)])
         if name == "rank":
             seq, x = args
+            if isinstance(seq, SeqPileV):  # the position of its lowest copy, from the bottom
+                k = self.key(t0.elem, x)
+                hits = [AND(_lt(i, seq.size), EQ(y, k)) for i, y in enumerate(seq.items)]
+                self.fault(NOT(OR(*hits)), "the value is not in the pile", e.span)
+                pos, seen = 0, False
+                for i, h in enumerate(hits):
+                    pos = ITE(AND(h, NOT(seen)), i, pos)
+                    seen = OR(seen, h)
+                return pos
             if isinstance(seq, PileV):  # a position in a pile: its order is not followed, any position is possible
                 k = self.key(t0.elem, x)
                 self.fault(select(seq.counts, k, 0) < 1, "the value is not in the pile", e.span)
@@ -1010,6 +1137,10 @@ class Ctx:
             return SUM([ITE(self.equal(None, y, None, x), i, 0) for i, y in enumerate(seq.items)])
         if name in ("first", "last"):
             seq = args[0]
+            if isinstance(seq, SeqPileV):
+                self.fault(EQ(seq.size, 0) if concrete(seq.size) is None else concrete(seq.size) == 0,
+                           f"{name}() of an empty pile", e.span)
+                return seq.items[0] if name == "first" else seq.top.val
             if isinstance(seq, PileV):
                 if name == "last":
                     self.fault(NOT(seq.top.some), "last() of an empty pile", e.span)
@@ -1232,6 +1363,21 @@ class Ctx:
 
     def convert(self, value, src: Type, dst: Type, span):
         """A value of type src stored where dst is expected."""
+        if isinstance(dst, PileT) and self.enc.is_exact(dst):
+            cap, kinds = self.enc.exact[dst.elem], self.dom.size(dst.elem)
+            if isinstance(value, SeqPileV):
+                return copy_value(value)
+            if isinstance(value, BagV):
+                total = SUM(value.counts)
+                self.fault(total > cap if concrete(total) is None else concrete(total) > cap,
+                           f"more cards in a pile than the prover follows card by card ({cap})", span)
+                return self.seq_from_counts(value.counts, kinds, cap)
+            if isinstance(value, SeqV):
+                if len(value.items) > cap:
+                    raise Unsupported(f"a list of {len(value.items)} cards for a pile followed card by card ({cap})", span)
+                items = [self.key(dst.elem, x) for x in value.items] + [0] * (cap - len(value.items))
+                return SeqPileV(items, len(value.items), kinds)
+            raise Unsupported("a large pile assigned to a pile followed card by card", span)
         if isinstance(dst, PileT):
             if isinstance(value, PileV):
                 return copy_value(value)
@@ -1317,6 +1463,10 @@ class Ctx:
     # cards in and out of zones
     def _add(self, zone, elem_t, card_key, end, count=1):
         """zone with `count` copies of the card (index card_key) added on top or at the bottom."""
+        if isinstance(zone, SeqPileV):
+            if concrete(count) != 1:
+                raise Unsupported("several copies of a card onto a pile followed card by card")
+            return self.seq_push(zone, card_key, end)
         c = concrete(card_key)
         counts = list(zone.counts)
         if c is not None:
@@ -1365,6 +1515,11 @@ class Ctx:
             src, set_src = self.place_get(s.src)
             have = select(src.counts, k, 0)
             self.fault(have < 1 if isinstance(have, z3.ExprRef) else have < 1, f"the card is not in {what}", s.span)
+            if isinstance(src, SeqPileV):
+                set_src(self.seq_remove(src, k, s.src_end == "top"))
+                dst, set_dst = self.place_get(s.dst)
+                set_dst(self._add(dst, dst_t.elem, self.key(dst_t.elem, card), s.dst_end))
+                return
             counts = list(src.counts)
             c = concrete(k)
             if c is not None:
@@ -1385,7 +1540,14 @@ class Ctx:
             set_dst(self._add(dst, dst_t.elem, self.key(dst_t.elem, card), s.dst_end))
             return
         if s.what == "count":
-            self._draw(s, what, dst_t)
+            src, _set = self.place_get(s.src)
+            if isinstance(src, SeqPileV):
+                self._draw_exact(s, what, dst_t)
+            else:
+                dst, _set = self.place_get(s.dst)
+                if isinstance(dst, SeqPileV):
+                    raise Unsupported("cards drawn from a large pile onto a pile followed card by card", s.span)
+                self._draw(s, what, dst_t)
             return
         if s.what == "bag":
             bag = self.as_counts(s.value.type, self.ev(s.value))
@@ -1393,6 +1555,17 @@ class Ctx:
             self.fault(OR(*[x < y for x, y in zip(src.counts, bag) if not (concrete(y) == 0)]),
                        f"moving cards out of {what}: not there", s.span)
             counts = [x - y for x, y in zip(src.counts, bag)]
+            if isinstance(src, SeqPileV):  # the interpreter takes them in index order, each its topmost copy
+                if any(concrete(c) is None for c in bag):
+                    raise Unsupported("a bag of unknown cards out of a pile followed card by card", s.span)
+                new = src
+                for k, c in enumerate(bag):
+                    for _ in range(concrete(c)):
+                        new = self.seq_remove(new, k, s.src_end == "top")
+                set_src(new)
+                dst, set_dst = self.place_get(s.dst)
+                self._put_bag(dst, set_dst, bag, s.dst_end)
+                return
             if isinstance(src, PileV):
                 new = PileV(counts, src.top)
                 tvar, present = self._event("top", self.zone_name(s.src), new, src_t.elem)
@@ -1406,10 +1579,17 @@ class Ctx:
         # all
         src, set_src = self.place_get(s.src)
         moving = list(src.counts)
-        src_top = src.top if isinstance(src, PileV) else None
+        src_top = src.top if isinstance(src, (PileV, SeqPileV)) else None
         set_src(self.enc.default(src_t))
         dst, set_dst = self.place_get(s.dst)
-        if isinstance(dst, BagV):
+        if isinstance(dst, SeqPileV):
+            if isinstance(src, SeqPileV):
+                set_dst(self.seq_concat(dst, src) if s.dst_end == "top" else self.seq_concat(src, dst))
+            elif isinstance(src, BagV):
+                self._put_bag(dst, set_dst, moving, s.dst_end)
+            else:
+                raise Unsupported("a large pile moved onto a pile followed card by card", s.span)
+        elif isinstance(dst, BagV):
             set_dst(BagV([x + y for x, y in zip(dst.counts, moving)]))
         elif src_top is not None:
             counts = [x + y for x, y in zip(dst.counts, moving)]
@@ -1420,6 +1600,64 @@ class Ctx:
             set_dst(PileV(counts, top))
         else:
             self._put_bag(dst, set_dst, moving, s.dst_end)
+
+    def _draw_exact(self, s, what, dst_t):
+        """`draw n` from a pile followed card by card: n pops (a refill turns the other zone over, or
+        shuffles it: a chance event), with the pile's exhaustion rule when it is still empty."""
+        var = self.enc.vars[s.src.var]
+        n = self.ev(s.value)
+        bound = concrete(n)
+        if bound is None:
+            bound = self.static_bound(s.value)
+            if bound is None:
+                raise Unsupported("a number of cards to draw that is not bounded", s.span)
+        stopped = {"v": False}
+
+        def one():
+            src, set_src = self.place_get(s.src)
+            if var.refill:
+                def refill():
+                    src, set_src = self.place_get(s.src)
+                    other_place = ir.Place(var.refill, (), self.enc.vars[var.refill].type)
+                    other, set_other = self.place_get(other_place)
+                    if isinstance(other, SeqPileV):  # turned over: its top card becomes the bottom
+                        cap, m = len(other.items), other.size
+                        rev = [select(other.items, m - 1 - i, 0) if concrete(m) is None else
+                               (other.items[concrete(m) - 1 - i] if i < concrete(m) else 0) for i in range(cap)]
+                        fresh = SeqPileV(rev, m, other.kinds)
+                    else:
+                        fresh = self.seq_from_counts(other.counts, src.kinds, len(src.items))
+                    if var.refill_shuffled:
+                        fresh = self.seq_shuffle(fresh, self.zone_name(s.src), s.src.type.elem)
+                    set_other(self.enc.default(self.enc.vars[var.refill].type))
+                    set_src(self.seq_concat(src, fresh))
+                self.branch(EQ(src.size, 0) if concrete(src.size) is None else concrete(src.size) == 0, refill)
+                src, set_src = self.place_get(s.src)
+            empty = EQ(src.size, 0) if concrete(src.size) is None else concrete(src.size) == 0
+            if var.exhausted == "skip":
+                stopped["v"] = OR(stopped["v"], AND(self.pc, empty))
+                self.branch(NOT(empty), take)
+                return
+            if var.exhausted == "undecided":
+                self.gap(empty, var.exhausted_gap.id)
+            else:
+                self.fault(empty, f"drew from an empty pile: {what}", s.span)
+            take()
+
+        def take():
+            src, set_src = self.place_get(s.src)
+            card, new = self.seq_pop(src, s.src_end)
+            set_src(new)
+            dst, set_dst = self.place_get(s.dst)
+            set_dst(self._add(dst, dst_t.elem, card, s.dst_end))
+
+        for i in range(bound):
+            if is_false(self.alive):
+                break
+            live = AND(NOT(stopped["v"]), i < n) if concrete(n) is None else NOT(stopped["v"])
+            if is_false(live):
+                break
+            self.branch(live, one)
 
     def _segment(self, counts, top: OptV, want, from_top: bool, name: str):
         """Take min(want, size) cards out of a pile as one multiset D (0 <= D_j <= counts_j): the
@@ -1509,8 +1747,97 @@ class Ctx:
         set_dst(PileV(counts, top))
         return ("top", var)
 
+    # exact piles: positions 0 (bottom) .. size-1 (top)
+    def seq_push(self, pile: SeqPileV, card, end: str, span=None) -> SeqPileV:
+        cap, n = len(pile.items), pile.size
+        self.fault(n >= cap if concrete(n) is None else concrete(n) >= cap,
+                   f"more cards in a pile than the prover follows card by card ({cap})", span)
+        if end == "top":
+            c = concrete(n)
+            items = list(pile.items)
+            if c is not None:
+                if c < cap:
+                    items[c] = card
+            else:
+                items = [ITE(EQ(n, i), card, x) for i, x in enumerate(items)]
+        else:
+            items = [card] + pile.items[:-1]
+        return SeqPileV(items, n + 1 if concrete(n) is None else concrete(n) + 1, pile.kinds)
+
+    def seq_pop(self, pile: SeqPileV, end: str):
+        n = pile.size
+        c = concrete(n)
+        if end == "top":
+            card = pile.items[c - 1] if c is not None and c > 0 else select(pile.items, n - 1, 0)
+            return card, SeqPileV(pile.items, n - 1 if c is None else max(c - 1, 0), pile.kinds)
+        return pile.items[0], SeqPileV(pile.items[1:] + [0], n - 1 if c is None else max(c - 1, 0), pile.kinds)
+
+    def seq_remove(self, pile: SeqPileV, card, from_top: bool) -> SeqPileV:
+        """Without the topmost (or bottommost) copy of a card, the cards above it moving down."""
+        cap, n = len(pile.items), pile.size
+        j = cap
+        order = range(cap) if from_top else range(cap - 1, -1, -1)
+        for i in order:  # the last match in this order wins
+            j = ITE(AND(_lt(i, n), EQ(pile.items[i], card)), i, j)
+        items = [ITE(_lt(i, j) if concrete(j) is None else i < concrete(j), x,
+                     pile.items[i + 1] if i + 1 < cap else 0) for i, x in enumerate(pile.items)]
+        return SeqPileV(items, n - 1 if concrete(n) is None else concrete(n) - 1, pile.kinds)
+
+    def seq_from_counts(self, counts, kinds: int, cap: int) -> SeqPileV:
+        """Cards of a bag as a pile in index order (the highest on top), as the interpreter lays them."""
+        bounds, acc = [], 0
+        for c in counts:
+            acc = acc + c if not (concrete(acc) is not None and concrete(c) is not None) else concrete(acc) + concrete(c)
+            bounds.append(acc)
+        items = []
+        for i in range(cap):
+            value = kinds - 1
+            for k in range(kinds - 2, -1, -1):
+                value = ITE(_lt(i, bounds[k]), k, value)
+            items.append(value)
+        return SeqPileV(items, acc, kinds)
+
+    def seq_concat(self, low: SeqPileV, high: SeqPileV) -> SeqPileV:
+        """low's cards with high's on top of them."""
+        cap, nl = len(low.items), low.size
+        cl = concrete(nl)
+        items = []
+        for i in range(cap):
+            if cl is not None:
+                items.append(low.items[i] if i < cl else (high.items[i - cl] if i - cl < len(high.items) else 0))
+            else:
+                items.append(ITE(_lt(i, nl), low.items[i], select(high.items, i - nl, 0)))
+        size = nl + high.size if not (cl is not None and concrete(high.size) is not None) else cl + concrete(high.size)
+        self.fault(size > cap if concrete(size) is None else concrete(size) > cap,
+                   f"more cards in a pile than the prover follows card by card ({cap})", None)
+        return SeqPileV(items, size, low.kinds)
+
+    def seq_shuffle(self, pile: SeqPileV, zone: str, elem) -> SeqPileV:
+        """Any arrangement of the same cards (a chance event: the order)."""
+        cap, n = len(pile.items), pile.size
+        name = f"{self.tag}.order{next(self.enc.names)}"
+        items = [z3.Int(f"{name}.{i}") for i in range(cap)]
+        self.constraints.extend(AND(x >= 0, x < pile.kinds) for x in items)
+        new = SeqPileV(items, n, pile.kinds)
+        known = [concrete(c) for c in pile.counts]
+        cn = concrete(n)
+        if cn is not None and all(c is not None and c <= 1 for c in known):
+            # distinct cards (tiles): the new order is an arrangement of exactly those
+            present = [k for k, c in enumerate(known) if c == 1]
+            self.constraints.extend(IMPLIES(self.pc, z3.Or(*[x == k for k in present])) for x in items[:cn])
+            if cn > 1:
+                self.constraints.append(IMPLIES(self.pc, z3.Distinct(*items[:cn])))
+        else:
+            self.constraints.extend(IMPLIES(self.pc, EQ(a, b)) for a, b in zip(new.counts, pile.counts))
+        self.events.append(Event("order", zone, SeqV(items), AND(self.pc, self.alive), n, elem))
+        return new
+
     def _put_bag(self, dst, set_dst, bag, end):
         """Cards of a bag onto a zone; onto a pile they go in index order (the highest ends on top)."""
+        if isinstance(dst, SeqPileV):
+            block = self.seq_from_counts(bag, dst.kinds, len(dst.items))
+            set_dst(self.seq_concat(dst, block) if end == "top" else self.seq_concat(block, dst))
+            return
         counts = [x + y for x, y in zip(dst.counts, bag)]
         if isinstance(dst, BagV):
             set_dst(BagV(counts))
@@ -1525,6 +1852,38 @@ class Ctx:
         else:  # cards put under keep the top, unless the pile was empty: then the highest is on top
             top = OptV(OR(dst.top.some, top_some), ITE(dst.top.some, dst.top.val, top_val))
         set_dst(PileV(counts, top))
+
+    def bounds(self, e: ir.Expr) -> tuple[int | None, int | None]:
+        """(lowest, highest) value an integer expression can have, from types and arithmetic."""
+        if isinstance(e, ir.Lit) and type(e.value) is int:
+            return e.value, e.value
+        if isinstance(e, ir.NumPlayers):
+            return self.n, self.n
+        if isinstance(e, ir.ConstRef):
+            c = concrete(self.consts.get(e.name))
+            return c, c
+        if isinstance(e.type, PlayerT):
+            return 0, self.n - 1
+        if isinstance(e.type, EnumT):
+            return 0, self.dom.size(e.type) - 1
+        if isinstance(e, ir.Builtin):
+            if e.name in ("distance", "left", "right", "seat"):
+                return 0, self.n - 1
+            if e.name in ("size", "total", "abs"):
+                return 0, None
+        if isinstance(e, ir.Aggregate) and e.kind == "count":
+            return 0, None
+        if isinstance(e, ir.Binary) and e.op in "+-":
+            (a, b), (c, d) = self.bounds(e.left), self.bounds(e.right)
+            if e.op == "+":
+                return (None if a is None or c is None else a + c), (None if b is None or d is None else b + d)
+            return (None if a is None or d is None else a - d), (None if b is None or c is None else b - c)
+        if isinstance(e, ir.Cond):
+            (a, b), (c, d) = self.bounds(e.then), self.bounds(e.other)
+            return (None if a is None or c is None else min(a, c)), (None if b is None or d is None else max(b, d))
+        if isinstance(e.type, IntT) and e.type.finite:
+            return e.type.lo, e.type.hi
+        return None, None
 
     def static_bound(self, e: ir.Expr) -> int | None:
         """An upper bound of an integer expression from its variables' types, or None."""
@@ -1573,6 +1932,9 @@ class Ctx:
 
     def st_Shuffle(self, s):
         pile, set_pile = self.place_get(s.zone)
+        if isinstance(pile, SeqPileV):
+            set_pile(self.seq_shuffle(pile, self.zone_name(s.zone), s.zone.type.elem))
+            return
         new = PileV(pile.counts, pile.top)
         var, present = self._event("top", self.zone_name(s.zone), new, s.zone.type.elem)
         new.top = OptV(present, var)
