@@ -4,7 +4,7 @@
   plays: guards, successors (in the prover's abstraction), gaps and faults, invariant values.
 - What Z3 proves, fuzzing does not violate. Z3's results come from tests/data/verify/ (written by
   tests/verify_cache.py, `make verify-cache`: the prover needs minutes per spec and player
-  count); a spec changed since is skipped with the reason. One small spec is proved live (slow).
+  count); a spec or prover changed since is skipped with the reason. One small spec is proved live (slow).
 
 A disagreement is a bug in one back-end. The ones known are listed in KNOWN_BUGS with the fix
 proposed; a disagreement counts as known only if it goes away when that fix is applied (in this
@@ -29,6 +29,7 @@ from verifier.pipeline import load_spec
 from verifier.verify import Verifier
 
 from conftest import ROOT, SHIPPED
+from verify_cache import stale
 
 
 def spec_id(p: Path) -> str:
@@ -200,10 +201,9 @@ def cached(path: Path) -> dict:
     if not file.exists():
         pytest.skip(f"no cached verify results for {path.name}: run `make verify-cache`")
     entry = json.loads(file.read_text(encoding="utf-8"))
-    import hashlib
-    if entry["sha256"] != hashlib.sha256(path.read_text(encoding="utf-8").encode()).hexdigest():
-        pytest.skip(f"{path.name} changed since its verify results were cached ({entry['date']}): "
-                    "run `make verify-cache`")
+    why = stale(entry, path.read_text(encoding="utf-8"))
+    if why:
+        pytest.skip(f"{path.name}: {why}: run `make verify-cache`")
     return entry
 
 

@@ -3,13 +3,12 @@ every one, or this file names which misses it and why.
 
 Fuzzing runs here (without shrinking: a failure found is enough). Z3's verdicts come from
 tests/data/verify/mutants.json (tests/verify_cache.py; `rulespec verify` takes minutes per
-mutant): a mutant whose text has changed since is skipped with the reason. A miss listed below
+mutant): a mutant whose text or prover has changed since is skipped with the reason. A miss listed below
 that stops being a miss fails the test too, so that the lists stay true.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 
 import pytest
@@ -18,6 +17,7 @@ from verifier.fuzz import fuzz
 
 from conftest import ROOT, compile_text
 from mutants import MUTANTS
+from verify_cache import stale
 
 CACHE = ROOT / "tests" / "data" / "verify" / "mutants.json"
 EXAMPLES = 300
@@ -36,8 +36,9 @@ def z3_verdict(m) -> tuple[bool, str]:
     entry = json.loads(CACHE.read_text(encoding="utf-8")).get(m.id)
     if entry is None:
         pytest.skip(f"no cached verify result for {m.id}: run `make verify-cache`")
-    if entry["sha256"] != hashlib.sha256(m.text().encode()).hexdigest():
-        pytest.skip(f"{m.id} changed since its verify result was cached ({entry['date']}): run `make verify-cache`")
+    why = stale(entry, m.text())
+    if why:
+        pytest.skip(f"{m.id}: {why}: run `make verify-cache`")
     caught = [r for r in entry["results"]
               if r["status"] == "violated" and not r["expected_violation"] and r["kind"] != "reachable"]
     shown = "; ".join(f"{r['kind']} {r['property']}: {r['message'][:120]}" for r in caught) or "no violation"

@@ -5,8 +5,9 @@
 The prover takes minutes per spec and player count (about 7 minutes for one count of
 spec/sieben_weisen/de.rules), too long for every test run, so the cross-check tests read its
 results from tests/data/verify/: one file per shipped spec (every player count) and
-mutants.json. Each entry records the sha256 of the spec text it was computed for; a test whose
-spec has changed since skips with the reason, until this script is run again. The results are
+mutants.json. Each entry records the sha256 of the spec text it was computed for and a digest of
+the prover's code; a test whose spec or prover has changed since skips with the reason, until this
+script is run again. The results are
 what `rulespec verify --json` reports, without the traces; statuses that depend on a time-out
 can differ between machines, which is why the settings are recorded too.
 """
@@ -36,6 +37,16 @@ def sha(text: str) -> str:
 def prover_digest() -> str:
     texts = [(ROOT / "verifier" / p).read_text(encoding="utf-8") for p in ("backends/z3.py", "verify.py")]
     return sha("\n".join(texts))[:16]
+
+
+def stale(entry: dict, text: str) -> str | None:
+    """Why a cached entry no longer holds for this spec text and this prover, or None."""
+    if entry["sha256"] != sha(text):
+        return f"the spec changed since its verify results were cached ({entry['date']})"
+    if entry.get("prover") != prover_digest():
+        return (f"the prover (verifier/backends/z3.py, verifier/verify.py) changed since the results were "
+                f"cached ({entry['date']})")
+    return None
 
 
 def results(spec, players: int, depth: int, timeout: float) -> list[dict]:
