@@ -5,6 +5,10 @@ Fuzzing runs here (without shrinking: a failure found is enough). Z3's verdicts 
 tests/data/verify/mutants.json (tests/verify_cache.py; `rulespec verify` takes minutes per
 mutant): a mutant whose text or prover has changed since is skipped with the reason. A miss listed below
 that stops being a miss fails the test too, so that the lists stay true.
+
+"Z3" here means `rulespec verify` as a whole: since it looks for witnesses in simulated games too,
+many of its catches are such games (the message says "violated in a simulated game"), not the
+solver's bounded search or induction; the cached results say which.
 """
 
 from __future__ import annotations
