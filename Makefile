@@ -14,7 +14,7 @@ GAMES ?= 200
 TIMEOUT ?= 10
 EDITIONS := $(wildcard spec/sieben_weisen/nl.rules spec/sieben_weisen/it.rules)
 
-.PHONY: run test quick bench docs reports clean
+.PHONY: run test quick bench docs reports clean verify-cache
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,12 @@ quick: $(VENV)/.installed
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/simulate_bench.py
 	$(BIN)/python benchmarks/wizard_bench.py
+	$(BIN)/python benchmarks/fuzz_bench.py
+
+# The prover's results that the cross-check tests read (tests/data/verify/): run after changing a
+# shipped spec, a mutant (tests/mutants.py) or the prover. Takes about an hour.
+verify-cache: $(VENV)/.installed
+	$(BIN)/python tests/verify_cache.py all
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis site docs/generated

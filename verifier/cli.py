@@ -124,6 +124,33 @@ def build_parser() -> argparse.ArgumentParser:
                          "replaces a file that rulespec diff did not write")
     df.add_argument("--json", action="store_true", help="print one JSON document on stdout")
 
+    f = sub.add_parser("fuzz", help="property-based testing with Hypothesis: generated games, failures shrunk",
+                       description="Run the spec as a Hypothesis test. Each example is one game: the seed for "
+                                   "shuffles and the parameters are drawn by Hypothesis, then each step is a legal "
+                                   "move Hypothesis chooses (an action, then its arguments), and every invariant, "
+                                   "ranking and bound is checked after every step. A failure (a violated property, a "
+                                   "run-time error, a deadlock, no end within the step limit) is shrunk to a short "
+                                   "game and printed as a trace with citations, with its length before and after "
+                                   "shrinking. Rulebook gaps and violations the spec expects are counted, not "
+                                   "failures. The same seed gives the same run; failing examples are kept in "
+                                   "Hypothesis's example database and tried first the next time.")
+    f.add_argument("spec", metavar="SPEC", help="a .rules file")
+    f.add_argument("--players", type=_positive, metavar="N", help="player count (default: every count)")
+    f.add_argument("--examples", type=_positive, default=100, metavar="K",
+                   help="examples (games) per player count (default 100)")
+    f.add_argument("--seed", default="0", metavar="S", help="seed (any text; default 0)")
+    f.add_argument("--max-steps", type=_positive, default=2000, metavar="M",
+                   help="a game with no end after M moves is a failure (default 2000, at most 3000: Hypothesis "
+                        "keeps 8 KB of choices per example)")
+    db = f.add_mutually_exclusive_group()
+    db.add_argument("--db", metavar="DIR",
+                    help="the folder of Hypothesis's example database (default: rulespec/hypothesis in the user's "
+                         "cache folder, $XDG_CACHE_HOME or ~/.cache)")
+    db.add_argument("--no-db", action="store_true", help="use no example database: nothing is read or written")
+    f.add_argument("--save-traces", metavar="DIR",
+                   help="write each failure's shrunk trace there as ITF JSON (replay it with rulespec replay)")
+    f.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
     r = sub.add_parser("replay", help="replay a saved trace and say where it stops being legal",
                        description="Replay an ITF trace (as written by simulate --save-traces or play "
                                    "--save-trace) move by move, checking that each move is legal and each "

@@ -391,6 +391,51 @@ def _write_markdown(path: str, text: str) -> None:
         raise UserError(error("E008", f"cannot write '{path}': {exc.strerror or exc}",
                               hint="check the folder's permissions")) from None
 
+# ---- fuzz --------------------------------------------------------------------------------
+
+def cmd_fuzz(args) -> int:
+    from .fuzz import MAX_STEPS, default_database, fuzz, print_report, usable_folder
+    from .progress import progress_bar
+
+    spec, _warnings = load_spec(args.spec)
+    counts = _check_players(spec, args.players)
+    if args.max_steps > MAX_STEPS:
+        raise UserError(error("E006", f"--max-steps {args.max_steps} is more than {MAX_STEPS}",
+                              hint="Hypothesis keeps 8 KB of choices per example: about two per move"))
+    database = None if args.no_db else usable_folder(args.db or default_database(), "--db")
+    if args.save_traces:
+        usable_folder(args.save_traces, "--save-traces")
+    reports = []
+    for n in counts:
+        with progress_bar(args.examples, f"fuzz {spec.label} {n} players") as bar:
+            reports.append(fuzz(spec, n, args.examples, args.seed, database, args.max_steps, bar))
+    if args.save_traces:
+        stem = f"{spec.game}-{spec.edition}" if spec.edition else spec.game
+        for rep in reports:
+            for f in rep.failures:
+                f.trace_file = _save_one(args.save_traces, f"{stem}-{rep.players}p-fuzz-{f.key.replace(':', '-')}",
+                                         f.trace, f"{f.kind}: {f.key} (fuzz, shrunk)")
+    if args.json:
+        emit_json({"ok": all(r.ok for r in reports), "runs": [r.to_json() for r in reports]})
+    else:
+        for rep in reports:
+            print_report(rep)
+    return EXIT_OK if all(r.ok for r in reports) else EXIT_FOUND
+
+
+def _save_one(folder: str, base: str, trace, description: str) -> str:
+    """Write a trace as ITF into a new file (never overwriting one); returns its path."""
+    from .trace import dump_itf
+
+    path = os.path.join(folder, base + ".itf.json")
+    k = 2
+    while os.path.exists(path):
+        path = os.path.join(folder, f"{base}-{k}.itf.json")
+        k += 1
+    with open(path, "x", encoding="utf-8") as f:
+        f.write(dump_itf(trace.to_itf(description)))
+    return path
+
 
 # ---- replay and play ---------------------------------------------------------------------
 
@@ -418,4 +463,4 @@ def cmd_play(args) -> int:
     return play(spec, n, args.seed, sys.stdin, sys.stdout, args.save_trace)
 
 
-__all__ = ["cmd_check", "cmd_test", "cmd_simulate", "cmd_docs", "cmd_replay", "cmd_play", "EXIT_INPUT"]
+__all__ = ["cmd_check", "cmd_test", "cmd_simulate", "cmd_docs", "cmd_fuzz", "cmd_replay", "cmd_play", "EXIT_INPUT"]

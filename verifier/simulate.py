@@ -338,8 +338,10 @@ def record_trace(program: Program, seed: str, params: list, moves: list) -> Trac
                                [f"reaches an undecided point: {u.reason}"]))
         outcome = {"kind": "gap", "reason": u.reason, "cite": u.cite.to_json() if u.cite else None}
     except Fault as exc:
-        move = moves[len(steps)]
-        steps.append(TraceStep(len(steps) + 1, spec.actions[move[0]].name, move[1], program.move_label(move),
-                               spec.actions[move[0]].cite, [f"run-time error: {exc.message}"]))
+        if len(steps) < len(moves):
+            move = moves[len(steps)]
+            steps.append(TraceStep(len(steps) + 1, spec.actions[move[0]].name, move[1], program.move_label(move),
+                                   spec.actions[move[0]].cite, [f"run-time error: {exc.message}"]))
+        # else the fault came after the last move: a guard or an end condition that cannot be evaluated
         outcome = {"kind": "fault", "message": exc.message}
     return Trace(spec, program.players, seed, list(params), steps, states, outcome)

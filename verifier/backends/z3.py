@@ -1672,7 +1672,8 @@ class Ctx:
     def _segment(self, counts, top: OptV, want, from_top: bool, name: str):
         """Take min(want, size) cards out of a pile as one multiset D (0 <= D_j <= counts_j): the
         prover does not follow a pile's order, so any such D is possible, provided it holds the top
-        card when taken from the top (and leaves the top when taken from the bottom of a bigger pile)."""
+        card when taken from the top (and leaves the top when taken from the bottom of a bigger pile),
+        when the pile has a known top: after a refill it has none (`top.some` false, its value 0)."""
         size = SUM(counts)
         k = ITE(want <= size, want, size)
         ds = [z3.Int(f"{name}.{j}") for j in range(len(counts))]
@@ -1681,9 +1682,9 @@ class Ctx:
         self.constraints.append(IMPLIES(NOT(self.pc), AND(*[d == 0 for d in ds])))
         for j, d in enumerate(ds):
             if from_top:
-                self.constraints.append(IMPLIES(AND(self.pc, k >= 1, EQ(top.val, j)), d >= 1))
+                self.constraints.append(IMPLIES(AND(self.pc, top.some, k >= 1, EQ(top.val, j)), d >= 1))
             else:
-                self.constraints.append(IMPLIES(AND(self.pc, k < size, EQ(top.val, j)), d <= counts[j] - 1))
+                self.constraints.append(IMPLIES(AND(self.pc, top.some, k < size, EQ(top.val, j)), d <= counts[j] - 1))
         return ds, [c - d for c, d in zip(counts, ds)], k
 
     def _draw(self, s, what, dst_t):

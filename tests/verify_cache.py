@@ -1,0 +1,119 @@
+"""Run the prover (rulespec verify) over the shipped specs and the mutants, and cache the results.
+
+    .venv/bin/python tests/verify_cache.py [specs|mutants|all] [--timeout S]   (make verify-cache)
+
+The prover takes minutes per spec and player count (about 7 minutes for one count of
+spec/sieben_weisen/de.rules), too long for every test run, so the cross-check tests read its
+results from tests/data/verify/: one file per shipped spec (every player count) and
+mutants.json. Each entry records the sha256 of the spec text it was computed for and a digest of
+the prover's code; a test whose spec has changed since skips with the reason, until this script is run again
+(a changed prover alone does not: its cached verdicts are still claims that fuzzing checks). The results are
+what `rulespec verify --json` reports, without the traces; statuses that depend on a time-out
+can differ between machines, which is why the settings are recorded too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+DATA = ROOT / "tests" / "data" / "verify"
+SPEC_DEPTH = 1        # the shipped specs: proofs by induction need no depth; the bounded search is not used
+TIMEOUT = 30
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def prover_digest() -> str:
+    texts = [(ROOT / "verifier" / p).read_text(encoding="utf-8") for p in ("backends/z3.py", "verify.py")]
+    return sha("\n".join(texts))[:16]
+
+
+def stale(entry: dict, text: str) -> str | None:
+    """Why a cached entry no longer holds for this spec text and this prover, or None."""
+    if entry["sha256"] != sha(text):
+        return f"the spec changed since its verify results were cached ({entry['date']})"
+    # A change of the prover alone does not make the entry unusable: its verdicts are still what a
+    # version of the prover claimed about this very spec text, and fuzzing must not contradict them.
+    # `make verify-cache` brings them up to date (the entry records the prover's digest).
+    return None
+
+
+def results(spec, players: int, depth: int, timeout: float) -> list[dict]:
+    from verifier.verify import Verifier
+
+    out = []
+    for r in Verifier(spec, players, depth, timeout).run():
+        j = r.to_json()
+        j.pop("trace", None)
+        out.append(j)
+    return out
+
+
+def run_specs(timeout: float, only: list[str] | None = None) -> None:
+    from verifier.pipeline import load_spec
+
+    DATA.mkdir(parents=True, exist_ok=True)
+    paths = sorted((ROOT / "examples").rglob("*.rules")) + sorted((ROOT / "spec").rglob("*.rules"))
+    for path in paths:
+        rel = str(path.relative_to(ROOT))
+        if only and rel not in only:
+            continue
+        spec, _ = load_spec(rel)
+        entry = {"spec": rel, "sha256": sha(path.read_text(encoding="utf-8")), "depth": SPEC_DEPTH,
+                 "timeout": timeout, "prover": prover_digest(), "date": time.strftime("%Y-%m-%d"), "players": {}}
+        for n in range(spec.min_players, spec.max_players + 1):
+            t0 = time.perf_counter()
+            entry["players"][str(n)] = results(spec, n, SPEC_DEPTH, timeout)
+            print(f"{rel} {n} players: {time.perf_counter() - t0:.0f} s", flush=True)
+        name = f"{spec.game}-{spec.edition}.json" if spec.edition else f"{spec.game}.json"
+        (DATA / name).write_text(json.dumps(entry, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def run_mutants(timeout: float, only: list[str] | None = None) -> None:
+    from conftest import compile_text
+    from mutants import MUTANTS
+
+    DATA.mkdir(parents=True, exist_ok=True)
+    target = DATA / "mutants.json"
+    cache = json.loads(target.read_text(encoding="utf-8")) if target.exists() else {}
+    for m in MUTANTS:
+        if only and m.id not in only:
+            continue
+        text = m.text()
+        t0 = time.perf_counter()
+        rs = results(compile_text(text, m.spec), m.players, m.depth, timeout)
+        cache[m.id] = {"spec": m.spec, "sha256": sha(text), "players": m.players, "depth": m.depth,
+                       "timeout": timeout, "prover": prover_digest(), "date": time.strftime("%Y-%m-%d"),
+                       "seconds": round(time.perf_counter() - t0, 1), "results": rs}
+        print(f"{m.id}: {time.perf_counter() - t0:.0f} s, "
+              f"{sum(r['status'] == 'violated' for r in rs)} violated", flush=True)
+        target.write_text(json.dumps(cache, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("what", nargs="?", choices=["specs", "mutants", "all"], default="all")
+    ap.add_argument("--timeout", type=float, default=TIMEOUT)
+    ap.add_argument("--only", nargs="*", help="spec paths or mutant ids")
+    args = ap.parse_args(argv)
+    sys.setrecursionlimit(10_000)
+    if args.what in ("specs", "all"):
+        run_specs(args.timeout, args.only)
+    if args.what in ("mutants", "all"):
+        run_mutants(args.timeout, args.only)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
