@@ -738,22 +738,29 @@ class Verifier:
                                      depth=i, trace=trace, kind="undecided")
                         break
                     if verdict == "unknown":
-                        self.add(prop, "unknown", t0, f"{u_pt.reason}: search stopped at depth {i}: {un.reason}",
-                                 kind="undecided")
+                        if not self.gap_simulated(prop, u_pt, t0):
+                            self.add(prop, "unknown", t0, f"{u_pt.reason}: search stopped at depth {i}: {un.reason}",
+                                     kind="undecided")
                         break
                 else:
-                    found = self.simulated(prop.name)
-                    if found is not None:
-                        trace, f = found
-                        self.add(prop, "reachable", t0, f"{u_pt.reason}: reached in a simulated game after "
-                                                        f"{len(f.moves)} moves (seed \"{f.seed}\")", depth=len(f.moves),
-                                 trace=trace, kind="undecided")
-                    else:
+                    if not self.gap_simulated(prop, u_pt, t0):
                         self.add(prop, "bounded", t0, f"{u_pt.reason}: not reached within {self.depth} moves"
                                                       + self.games_note() + ", and not proved unreachable",
                                  depth=self.depth, kind="undecided")
             except Unsupported as exc:
-                self.add(prop, "unknown", t0, f"cannot encode: {exc.message}", kind="undecided")
+                if not self.gap_simulated(prop, u_pt, t0):
+                    self.add(prop, "unknown", t0, f"cannot encode: {exc.message}", kind="undecided")
+
+    def gap_simulated(self, prop: ir.Property, u_pt, t0) -> bool:
+        """Report an undecided point reached in a simulated game (a real trace); False when none did."""
+        found = self.simulated(prop.name)
+        if found is None:
+            return False
+        trace, f = found
+        self.add(prop, "reachable", t0, f"{u_pt.reason}: reached in a simulated game after "
+                                        f"{len(f.moves)} moves (seed \"{f.seed}\")", depth=len(f.moves),
+                 trace=trace, kind="undecided")
+        return True
 
     def check_deadlock(self):
         t0 = time.perf_counter()
