@@ -151,10 +151,12 @@ def test_bad_input(tmp_path):
 def test_dutch_edition_against_german():
     """The one rule the Dutch text words differently with an effect: 'voldoende' for 'voll'."""
     de, nl = str(ROOT / "spec" / "sieben_weisen" / "de.rules"), str(ROOT / "spec" / "sieben_weisen" / "nl.rules")
-    code, doc = diff_json(de, nl, "--players", "5", "--games", "0", "--timeout", "20")
+    # the time limit leaves room: the outcome query for einreihen takes about 30 s to be unsat
+    code, doc = diff_json(de, nl, "--players", "5", "--games", "0", "--timeout", "120")
     assert code == 1
     rules = {d["rule"] for d in doc["differences"]}
-    assert "einreihen" in rules
+    assert rules == {"einreihen"}, doc["unknown"]
+    assert doc["unknown"] == [] and doc["equivalent"] == []
     for d in doc["differences"]:
         assert d["a"] != d["b"]
 
