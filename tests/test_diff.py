@@ -218,3 +218,15 @@ def test_when_the_invariants_query_times_out_witnesses_are_refined_by_the_invari
     assert ("take", "legality") in found and ("take", "outcome") in found
     for d in report.differences:
         assert "timed out" in d.setup[0]
+
+
+def test_helper_invariants_are_not_rules(tmp_path):
+    """A lemma that only one edition needs for its proofs is no difference between the editions."""
+    with_lemma = _rewrite(tmp_path, "en4.rules", EN, ("\nend empty", '''
+/// Helper: the middle never holds more than it started with.
+invariant middle_small lemma cite "2 Setup" "nine pebbles in the middle": middle <= 9
+
+end empty'''))
+    code, doc = diff_json(EN, with_lemma, "--games", "10", "--players", "2")
+    assert code == 0 and doc["changes"] == []
+    assert not any(p["property"] == "middle_small" for p in doc["properties"])

@@ -92,7 +92,8 @@ def _rules(spec: ir.Spec) -> dict:
     for a in spec.actions:
         out[("action", a.name)] = a
     for p in spec.properties:
-        out[(p.kind, p.name)] = p
+        if not p.lemma:  # helper invariants are proof aids, not rules of the edition
+            out[(p.kind, p.name)] = p
     for e in spec.ends:
         out[("end", e.name)] = e
     for s in spec.stats:
@@ -789,8 +790,8 @@ def _compare_properties(a: ir.Spec, b: ir.Spec, counts: list[int], games: int) -
     """Properties of both editions compared on simulated games: violated in one, not the other."""
     from .simulate import simulate
 
-    names_a = {p.name: p for p in a.properties}
-    names_b = {p.name: p for p in b.properties}
+    names_a = {p.name: p for p in a.properties if not p.lemma}
+    names_b = {p.name: p for p in b.properties if not p.lemma}
     out = []
     if not games:
         return out
