@@ -24,6 +24,7 @@ from .backends.runtime import Fault, Gap
 from .backends.z3 import (AND, EQ, IMPLIES, ITE, NOT, OR, BagV, Ctx, Encoder, MapV, OptV, PileV, SeqPileV, SeqV, SetV,
                           Unsupported, _model_bool, concrete)
 from .trace import describe_changes
+from .verify import _walk
 from .types import (BagT, BoolT, Domains, EnumT, IntT, MapT, OptT, OrderT, PileT, PlayerT, RecordT, SetT, TupleT, Type,
                     format_value, record_fields, record_kind)
 
@@ -527,14 +528,20 @@ def _to_interp(enc: Encoder, t: Type, value):
     return value
 
 
-def _broken_invariants(program: Program, S: list, P: list) -> list[str]:
-    """The invariants (not marked expect violated) that are false in a given state, per the interpreter."""
+def _game_at(program: Program, S: list, P: list, seed: str):
+    """A game of the interpreter put into a given state, with the given parameters."""
     import copy
 
-    game = program.start("diff", P[:len(program.spec.params)])
+    game = program.start(seed, P[:len(program.spec.params)])
     game.S[:] = copy.deepcopy(S)
     game.P[:len(P)] = P
     program.ns["consts"](game.P)
+    return game
+
+
+def _broken_invariants(program: Program, S: list, P: list) -> list[str]:
+    """The invariants (not marked expect violated) that are false in a given state, per the interpreter."""
+    game = _game_at(program, S, P, "diff")
     out = []
     for p, fn in program.invariants:
         if p.expect_violated:
@@ -550,12 +557,7 @@ def _broken_invariants(program: Program, S: list, P: list) -> list[str]:
 
 def _play(program: Program, S: list, P: list, move, seed: str) -> tuple[Side, list | None]:
     """One move from a given state in an interpreter: what happens (and the state after)."""
-    import copy
-
-    game = program.start(seed, P[:len(program.spec.params)])
-    game.S[:] = copy.deepcopy(S)
-    game.P[:len(P)] = P
-    program.ns["consts"](game.P)
+    game = _game_at(program, S, P, seed)
     spec = program.spec
     failing = game.failing_conjunct(move)
     if failing >= 0:
@@ -627,8 +629,10 @@ def compare(a: ir.Spec, b: ir.Spec, players: list[int] | None = None, timeout: f
             try:
                 kinds_found = set()
 
+                played: dict = {}  # id(model) -> what _witness made of it, so that no model is played twice
+
                 def check(kind, model, detail, name=name):
-                    d = _witness(cmp, pa, pb, name, kind, model, detail, n)
+                    d = played[id(model)] = _witness(cmp, pa, pb, name, kind, model, detail, n)
                     return d if isinstance(d, tuple) else None
                 for kind, model, detail in cmp.compare_action(name, check):
                     if kind == "unknown":
@@ -636,7 +640,9 @@ def compare(a: ir.Spec, b: ir.Spec, players: list[int] | None = None, timeout: f
                         continue
                     if kind in kinds_found:
                         continue
-                    d = _witness(cmp, pa, pb, name, kind, model, detail, n)
+                    d = played.pop(id(model)) if id(model) in played else \
+                        _witness(cmp, pa, pb, name, kind, model, detail, n)
+                    played.clear()
                     if isinstance(d, tuple):
                         side, inv = d
                         label = (a.edition or "A") if side == 0 else (b.edition or "B")
@@ -729,24 +735,6 @@ def _consequence(a: ir.Spec, b: ir.Spec, kind: str, side_a: Side, side_b: Side) 
     if kind == "outcome" and changed & scoring:
         return "changes scoring"
     return "changes play"
-
-
-def _walk(e):
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        yield x
-        for name in getattr(x, "__dataclass_fields__", {}):
-            if name in ("type", "span"):
-                continue
-            v = getattr(x, name)
-            for y in (v if isinstance(v, tuple) else (v,)):
-                if isinstance(y, (ir.Expr, ir.Domain, ir.BagItem)):
-                    stack.append(y)
-                elif isinstance(y, tuple):
-                    stack.extend(z for z in y if isinstance(z, (ir.Expr, ir.Domain)))
-        if isinstance(x, ir.Apply):
-            pass
 
 
 def _setup_lines(cmp: Comparison, program: Program, spec: ir.Spec, S: list, action: ir.Action) -> list[str]:

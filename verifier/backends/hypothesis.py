@@ -37,10 +37,10 @@ class Unsupported(Exception):
 # ---- values from choices -----------------------------------------------------------------
 # Values are drawn choice by choice with the ConjectureData of st.data() rather than through
 # strategies: a strategy marks its draws as a span, and Hypothesis's generator copies spans with
-# the same label over each other (the twelve hierarchies of Die sieben Weisen are twelve such
-# spans). A copy changes the parameters, the game that follows needs other choices than those
-# recorded, and the attempt runs out of choices: most of the test cases generated that way were
-# wasted (Die sieben Weisen, 3 players, 1000 examples: 1566 test cases cut short with strategies).
+# the same label over each other (a map parameter holding twelve orders is twelve such spans). A
+# copy changes the parameters, the game that follows needs other choices than those recorded, and
+# the attempt runs out of choices: most of the test cases generated that way were wasted (on a
+# shipped spec with such a parameter, 3 players, 1000 examples: 1566 test cases cut short).
 
 def draw_value(cd, t: Type, dom: Domains):
     """A value of type t in the interpreter's representation, shrinking toward the first value of
