@@ -107,6 +107,24 @@ def test_an_undecided_point_is_proved_unreachable_or_reached():
     assert gap.status == "reachable" and gap.trace.outcome["kind"] == "gap"
 
 
+def test_a_fault_behind_an_undecided_point_is_not_a_fault():
+    # casting from an empty hand would fault, but the undecided point before it stops the move:
+    # the interpreter never gets there, so the prover must not report a run-time error either
+    text = SPELLS.replace(" GUARD", "").replace(" RANK", "").replace(
+        "when phase == struggle and p == turn and plays < 12 and s in hand[p] and cast[p] == 0",
+        "when phase == struggle and p == turn and plays < 12 and cast[p] == 0").replace(
+        "  move s from hand[p] to laid[p]\n",
+        "  if s not in hand[p] { undecided \"a spell not in hand\" cite \"Play\" \"p\" }\n"
+        "  move s from hand[p] to laid[p]\n")
+    r = _results(text)
+    assert r["no_runtime_errors"].status == "proved", r["no_runtime_errors"].message
+    gap = next(x for x in r.values() if x.kind == "undecided")
+    assert gap.status == "reachable" and gap.trace.outcome["kind"] == "gap"
+    # without the undecided point the same move faults, and that is found and replayed
+    faulty = text.replace("  if s not in hand[p] { undecided \"a spell not in hand\" cite \"Play\" \"p\" }\n", "")
+    _assert_replayed(_results(faulty)["no_runtime_errors"], "fault")
+
+
 STACK = """
 game stack "Stack"
 players 2..2 cite "P" "p"
@@ -182,6 +200,22 @@ def test_verify_command_json_and_exit_codes(tmp_path):
     bad.write_text(SPELLS.replace(" and cast[p] == 0 GUARD", "").replace(" RANK", ""))
     r = run_cli("verify", str(bad), "--players", "2", "--depth", "3", "--games", "10")
     assert r.code == 1 and "violated" in r.out and "one_spell_each" in r.out
+
+
+def test_player_counts_verified_in_parallel_give_the_same_answers(tmp_path):
+    good = tmp_path / "good.rules"
+    good.write_text(SPELLS.replace(" GUARD", "").replace(" RANK", ""))
+    answers = {}
+    for jobs in ("1", "2"):
+        r = run_cli("verify", str(good), "--depth", "2", "--games", "10", "--jobs", jobs, "--json")
+        assert r.code == 0, r
+        doc = json.loads(r.out)
+        assert doc["jobs"] == int(jobs) and set(doc["specs"][0]["players"]) == {"2", "3"}
+        answers[jobs] = sorted((x["players"], x["property"], x["status"], x["depth"])
+                               for x in doc["specs"][0]["results"])
+    assert answers["1"] == answers["2"] and {p for p, *_ in answers["1"]} == {2, 3}
+    r = run_cli("verify", str(good), "--jobs", "0")
+    assert r.code == 2 and "Traceback" not in r.err
 
 
 def test_an_expected_violation_does_not_fail_verify(tmp_path):

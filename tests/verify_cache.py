@@ -1,6 +1,7 @@
 """Run the prover (rulespec verify) over the shipped specs and the mutants, and cache the results.
 
-    .venv/bin/python tests/verify_cache.py [specs|mutants|all] [--timeout S]   (make verify-cache)
+    .venv/bin/python tests/verify_cache.py [specs|mutants|all] [--timeout S] [--only ...] [--jobs J]
+                                                                                  (make verify-cache)
 
 The prover takes minutes per spec and player count (about 7 minutes for one count of
 spec/sieben_weisen/de.rules), too long for every test run, so the cross-check tests read its
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -60,24 +62,45 @@ def results(spec, players: int, depth: int, timeout: float) -> list[dict]:
     return out
 
 
-def run_specs(timeout: float, only: list[str] | None = None) -> None:
+def _one(rel: str, n: int, timeout: float):
+    from verifier.pipeline import load_spec
+
+    sys.setrecursionlimit(10_000)
+    t0 = time.perf_counter()
+    spec, _ = load_spec(rel)
+    return results(spec, n, SPEC_DEPTH, timeout), time.perf_counter() - t0
+
+
+def run_specs(timeout: float, only: list[str] | None = None, jobs: int = 1) -> None:
+    """Every (spec, player count) in its own process, at most `jobs` at once."""
+    import concurrent.futures
+
     from verifier.pipeline import load_spec
 
     DATA.mkdir(parents=True, exist_ok=True)
     paths = sorted((ROOT / "examples").rglob("*.rules")) + sorted((ROOT / "spec").rglob("*.rules"))
+    entries, tasks = {}, []
     for path in paths:
         rel = str(path.relative_to(ROOT))
         if only and rel not in only:
             continue
         spec, _ = load_spec(rel)
-        entry = {"spec": rel, "sha256": sha(path.read_text(encoding="utf-8")), "depth": SPEC_DEPTH,
-                 "timeout": timeout, "prover": prover_digest(), "date": time.strftime("%Y-%m-%d"), "players": {}}
-        for n in range(spec.min_players, spec.max_players + 1):
-            t0 = time.perf_counter()
-            entry["players"][str(n)] = results(spec, n, SPEC_DEPTH, timeout)
-            print(f"{rel} {n} players: {time.perf_counter() - t0:.0f} s", flush=True)
         name = f"{spec.game}-{spec.edition}.json" if spec.edition else f"{spec.game}.json"
-        (DATA / name).write_text(json.dumps(entry, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        entries[rel] = (name, {"spec": rel, "sha256": sha(path.read_text(encoding="utf-8")), "depth": SPEC_DEPTH,
+                               "timeout": timeout, "prover": prover_digest(), "date": time.strftime("%Y-%m-%d"),
+                               "players": {}}, spec.max_players - spec.min_players + 1)
+        tasks += [(rel, n) for n in range(spec.min_players, spec.max_players + 1)]
+    with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = {pool.submit(_one, rel, n, timeout): (rel, n) for rel, n in tasks}
+        for fut in concurrent.futures.as_completed(futures):
+            rel, n = futures[fut]
+            rs, seconds = fut.result()
+            name, entry, counts = entries[rel]
+            entry["players"][str(n)] = rs
+            print(f"{rel} {n} players: {seconds:.0f} s", flush=True)
+            if len(entry["players"]) == counts:  # written once every count is in, in player order
+                entry["players"] = dict(sorted(entry["players"].items(), key=lambda kv: int(kv[0])))
+                (DATA / name).write_text(json.dumps(entry, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def run_mutants(timeout: float, only: list[str] | None = None) -> None:
@@ -106,10 +129,11 @@ def main(argv=None) -> int:
     ap.add_argument("what", nargs="?", choices=["specs", "mutants", "all"], default="all")
     ap.add_argument("--timeout", type=float, default=TIMEOUT)
     ap.add_argument("--only", nargs="*", help="spec paths or mutant ids")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="spec runs at once (default: processors)")
     args = ap.parse_args(argv)
     sys.setrecursionlimit(10_000)
     if args.what in ("specs", "all"):
-        run_specs(args.timeout, args.only)
+        run_specs(args.timeout, args.only, args.jobs)
     if args.what in ("mutants", "all"):
         run_mutants(args.timeout, args.only)
     return 0

@@ -97,6 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--games", type=int, default=100, metavar="G",
                    help="random games played for witnesses deeper than the bounded search: a gap reached, a "
                         "sanity goal reached, or a violation found there is a real trace (default 100; 0: none)")
+    v.add_argument("--jobs", type=_positive, metavar="J",
+                   help="player counts (and specs) verified at once, each in its own process (default: the "
+                        "number of processors)")
     v.add_argument("--json", action="store_true", help="print one JSON document on stdout")
 
     df = sub.add_parser("diff", help="compare two editions of a game: every difference with a witness",

@@ -256,51 +256,87 @@ def cmd_docs(args) -> int:
 
 # ---- verify --------------------------------------------------------------------------------
 
+def _verify_one(path: str, n: int, depth: int, timeout: float, games: int):
+    """One spec at one player count (run in a worker process): its results and seconds."""
+    import time
+
+    from .verify import Verifier
+
+    t0 = time.perf_counter()
+    spec, _warnings = load_spec(path)
+    return Verifier(spec, n, depth, timeout, games).run(), time.perf_counter() - t0
+
+
 def cmd_verify(args) -> int:
+    import concurrent.futures
+    import time
+
     from .progress import progress_bar
     from .verify import Verifier
 
-    import time
-
-    files = expand_paths(args.specs, default_dir="spec")
-    runs = []
     started = time.perf_counter()
+    files = expand_paths(args.specs, default_dir="spec")
+    loaded = []
     for path in files:
-        spec, _warnings = load_spec(path)
+        spec, _warnings = load_spec(path)  # bad input is reported here, before any work starts
         counts = _check_players(spec, args.players) if args.players else \
             list(range(spec.min_players, spec.max_players + 1))
-        results = []
-        for n in counts:
-            total = sum(1 for p in spec.properties if p.kind != "invariant")
-            with progress_bar(total, f"verify {spec.label} {n} players") as bar:
-                done = [0]
+        loaded.append((path, spec, counts))
+    tasks = [(path, n) for path, _spec, counts in loaded for n in counts]
+    jobs = min(args.jobs or os.cpu_count() or 1, len(tasks))
+    games = max(args.games, 0)
+    done: dict = {}
+    if jobs <= 1:
+        for path, spec, counts in loaded:
+            for n in counts:
+                t0 = time.perf_counter()
+                total = sum(1 for p in spec.properties if p.kind != "invariant")
+                with progress_bar(total, f"verify {spec.label} {n} players") as bar:
+                    ticks = [0]
 
-                def tick():
-                    done[0] += 1
-                    bar(done[0])
-                results.extend(Verifier(spec, n, args.depth, args.timeout, max(args.games, 0)).run(tick))
-        runs.append((path, spec, results, time.perf_counter() - started))
-        started = time.perf_counter()
+                    def tick():
+                        ticks[0] += 1
+                        bar(ticks[0])
+                    done[(path, n)] = (Verifier(spec, n, args.depth, args.timeout, games).run(tick),
+                                       time.perf_counter() - t0)
+    else:
+        # each (spec, player count) in its own process; Z3 uses one processor per query
+        with progress_bar(len(tasks), f"verify ({jobs} at once)") as bar, \
+                concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
+            futures = {pool.submit(_verify_one, path, n, args.depth, args.timeout, games): (path, n)
+                       for path, n in tasks}
+            for k, fut in enumerate(concurrent.futures.as_completed(futures), 1):
+                done[futures[fut]] = fut.result()
+                bar(k)
+    wall = time.perf_counter() - started
+    runs = []
+    for path, spec, counts in loaded:
+        results = [r for n in counts for r in done[(path, n)][0]]
+        seconds = sum(done[(path, n)][1] for n in counts)
+        runs.append((path, spec, results, seconds))
     problems = sum(r.problem for _p, _s, rs, _t in runs for r in rs)
     if args.json:
-        emit_json({"ok": problems == 0, "specs": [
+        emit_json({"ok": problems == 0, "jobs": jobs, "seconds": round(wall, 2), "specs": [
             {"spec": path, "game": spec.game, "edition": spec.edition, "seconds": round(t, 2),
+             "players": {str(n): round(done[(path, n)][1], 2) for n in sorted({r.players for r in rs})},
              "results": [r.to_json() for r in rs]}
             for path, spec, rs, t in runs]})
     else:
         for path, spec, rs, t in runs:
-            _print_verify(path, spec, rs, t)
+            _print_verify(path, spec, rs, t, {n: done[(path, n)][1] for n in sorted({r.players for r in rs})})
+        if len(tasks) > 1:
+            print(f"{len(tasks)} runs in {wall:.1f} s wall, {jobs} at once")
     return EXIT_FOUND if problems else EXIT_OK
 
 
-def _print_verify(path, spec, results, seconds) -> None:
+def _print_verify(path, spec, results, seconds, per_count=None) -> None:
     counts = {}
     for r in results:
         counts[r.status] = counts.get(r.status, 0) + 1
     summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
     print(f"{spec.label} ({path}): {summary}; {seconds:.1f} s")
     for n in sorted({r.players for r in results}):
-        print(f"  {n} players")
+        print(f"  {n} players" + (f" ({per_count[n]:.1f} s)" if per_count and n in per_count else ""))
         for r in (x for x in results if x.players == n):
             status = r.status + (f" (k = {r.depth})" if r.status == "bounded" and r.depth is not None else "")
             tag = " [expected]" if r.expected_violation and r.status == "violated" else ""

@@ -158,7 +158,7 @@ class Verifier:
         r = s.check()
         return r, (s.model() if r == z3.sat else None), (s.reason_unknown() if r == z3.unknown else "")
 
-    QUICK_MS = 8000  # the first try of an induction step that can be split by cases
+    QUICK_MS = 4000  # the first try of a question that can be split (by cases, or one by one)
     MAX_CASES = 25  # a step split by the values of its player parameters: at most this many cases
 
     def cases(self, a: ir.Action) -> list[StepResult]:
@@ -194,6 +194,38 @@ class Verifier:
         s.add(*self.pre_ok, *st.constraints, st.guard, *[f for f in facts if f is not True])
         r = s.check()
         return r, (s.model() if r == z3.sat else None), (s.reason_unknown() if r == z3.unknown else "")
+
+    def possible(self, a: ir.Action, conds_of, assume: list, with_guard: bool = True) -> list[str]:
+        """Which of an action's conditions (conds_of(step) -> [(label, term)]) some state the
+        assumptions allow can meet: [] when each is refuted. All at once first, briefly; then one
+        at a time, and where that does not settle a label (briefly, when the step can be split)
+        each condition once per value of the action's player parameters. What stays open (sat or
+        unknown) is returned by label."""
+        st = self.steps[a.name]
+
+        def query(step, terms, timeout_ms=None):
+            s = self.solver()
+            if timeout_ms is not None:
+                s.set("timeout", min(timeout_ms, self.timeout_ms))
+            s.add(*self.pre_ok, *step.constraints, *([step.guard] if with_guard else []), *assume, OR(*terms))
+            return s.check()
+
+        items = conds_of(st)
+        if not items:
+            return []
+        split = self.splittable(a)
+        if query(st, [t for _l, t in items], self.QUICK_MS // 2) == z3.unsat:
+            return []
+        # one at a time: several together are often much harder than each alone
+        open_: list = []
+        for lab in dict.fromkeys(lab for lab, _t in items):
+            if all(query(st, [t], self.QUICK_MS // 2 if split else None) == z3.unsat for lb, t in items if lb == lab):
+                continue
+            if split and all(query(case, [t]) == z3.unsat
+                             for case in self.cases(a) for lb, t in conds_of(case) if lb == lab):
+                continue
+            open_.append(lab)
+        return open_
 
     # ---- driver --------------------------------------------------------------------------
     def run(self, progress=None) -> list[Result]:
@@ -380,7 +412,10 @@ class Verifier:
         """Random games of the interpreter (shared): their findings and witnesses are real traces."""
         if getattr(self, "_sim", None) is None:
             from .simulate import simulate
-            self._sim = simulate(self.spec, self.n, self.games, "verify", max_steps=20_000) if self.games else None
+            # games step around undecided points (each recorded where it was reached), so that they
+            # get further: every finding is still a trace of legal moves from an initial state
+            self._sim = simulate(self.spec, self.n, self.games, "verify", max_steps=20_000,
+                                 avoid_gaps=True) if self.games else None
         return self._sim
 
     def simulated(self, key: str):
@@ -426,6 +461,8 @@ class Verifier:
         """Look for a real violation of an invariant up to the depth; replay what is found."""
         t0 = time.perf_counter()
         cti = self.cti_text(p)
+        if self.from_simulation(p, f"violation:{p.name}", t0):
+            return
         try:
             u = self.unrolling()
             for i in range(self.depth + 1):
@@ -433,22 +470,26 @@ class Verifier:
                 target = u.invariant_target(p, i)
                 verdict = u.find(target, i)
                 if verdict == "unknown":
-                    if self.from_simulation(p, f"violation:{p.name}", t0):
-                        return
-                    self.add(p, "unknown", t0, f"bounded search stopped at depth {i}: {u.reason}", depth=i)
+                    self.stopped(p, t0, i, 0, u.reason, why + (f": {cti}" if cti else ""))
                     return
                 if verdict == "sat":
                     self.report_trace(p, u, i, t0, ("invariant", p))
                     return
         except Unsupported as exc:
-            if self.from_simulation(p, f"violation:{p.name}", t0):
-                return
             self.add(p, "unknown", t0, f"{why}; the bounded search cannot encode: {exc.message}")
-            return
-        if self.from_simulation(p, f"violation:{p.name}", t0):
             return
         msg = f"{why}" + (f": {cti}" if cti else "") + f"; no violation within {self.depth} moves" + self.games_note()
         self.add(p, "bounded", t0, msg, depth=self.depth)
+
+    def stopped(self, p: ir.Property, t0, i: int, first: int, reason: str, why: str = "", kind=None):
+        """The bounded search timed out at depth i: bounded by the depths it finished (those from
+        `first` on), unknown when it finished none."""
+        lead = f"{why}; " if why else ""
+        if i > first:
+            self.add(p, "bounded", t0, f"{lead}no violation within {i - 1} moves (the search at depth {i} stopped: "
+                                       f"{reason})" + self.games_note(), depth=i - 1, kind=kind)
+        else:
+            self.add(p, "unknown", t0, f"{lead}bounded search stopped at depth {i}: {reason}", depth=i, kind=kind)
 
     def games_note(self) -> str:
         return f" nor in {self.games} simulated games" if self.games else ""
@@ -482,28 +523,25 @@ class Verifier:
         s.add(*self.init.constraints, OR(*[c for c, _m, _sp in self.init.faults]) if self.init.faults else False)
         if self.init.faults and s.check() != z3.unsat:
             suspects.append((None, "the setup"))
+        assume = self.assumptions(self.assumed)
         for a in self.spec.actions:
             if a.name in self.unsupported:
                 continue
-            st = self.steps[a.name]
-            faults = st.guard_faults + st.faults
-            if not faults:
-                continue
-            # the base holds the guard: a fault in the guard itself is asked without it
-            s = self.solver()
-            s.add(*self.assumptions(self.assumed), *st.constraints, OR(*[c for c, _m, _sp in st.guard_faults]))
-            if st.guard_faults and s.check() != z3.unsat:
-                suspects.append((a, a.name))
-                continue
-            r, _m, _why = self.ask(a, *self.assumptions(self.assumed), OR(*[c for c, _m, _sp in st.faults]))
-            if r != z3.unsat:
-                suspects.append((a, a.name))
+            # a fault in the guard itself is asked without the guard
+            open_ = self.possible(a, lambda st: [(m, c) for c, m, _sp in st.guard_faults], assume, with_guard=False)
+            open_ += self.possible(a, lambda st: [(m, c) for c, m, _sp in st.faults], assume)
+            if open_:
+                suspects.append((a, f"{a.name} ({'; '.join(dict.fromkeys(open_))})"))
         prop = ir.Property("fault", "no_runtime_errors", None, None,
                            doc="No move runs into a run-time error of the spec.")
         if not suspects:
             self.add(prop, "proved", t0, "no action can fault in a state the proved invariants allow", kind="fault")
             return
-        # search each suspect for a real run-time error
+        # a run-time error in a simulated game is a real trace; else search for one
+        sim = self.simulation()
+        faults = [k for k in (sim.findings if sim else {}) if k.startswith("fault:")]
+        if faults and self.from_simulation(prop, faults[0], t0, kind="fault"):
+            return
         try:
             u = self.unrolling()
             for i in range(self.depth + 1):
@@ -518,14 +556,11 @@ class Verifier:
                     self.add(prop, status, t0, msg, depth=i, trace=trace, kind="fault")
                     return
                 if verdict == "unknown":
-                    self.add(prop, "unknown", t0, f"bounded search stopped at depth {i}: {u.reason}", kind="fault")
+                    self.stopped(prop, t0, i, 0, u.reason, f"not proved for {', '.join(w for _a, w in suspects)}",
+                                 kind="fault")
                     return
         except Unsupported as exc:
             self.add(prop, "unknown", t0, f"cannot encode: {exc.message}", kind="fault")
-            return
-        sim = self.simulation()
-        faults = [k for k in (sim.findings if sim else {}) if k.startswith("fault:")]
-        if faults and self.from_simulation(prop, faults[0], t0, kind="fault"):
             return
         names = ", ".join(w for _a, w in suspects)
         self.add(prop, "bounded", t0, f"not proved for {names}; none within {self.depth} moves" + self.games_note(),
@@ -559,6 +594,8 @@ class Verifier:
         if not failing:
             self.add(p, "proved", t0, "the ranking decreases on every move and stays non-negative")
             return
+        if self.from_simulation(p, f"violation:{p.name}", t0):
+            return
         try:
             u = self.unrolling()
             for i in range(1, self.depth + 1):
@@ -568,12 +605,10 @@ class Verifier:
                     self.report_trace(p, u, i, t0, ("terminates", p))
                     return
                 if verdict == "unknown":
-                    self.add(p, "unknown", t0, f"bounded search stopped at depth {i}: {u.reason}", depth=i)
+                    self.stopped(p, t0, i, 1, u.reason, f"not proved for {', '.join(failing)}")
                     return
         except Unsupported as exc:
             self.add(p, "unknown", t0, f"cannot encode: {exc.message}")
-            return
-        if self.from_simulation(p, f"violation:{p.name}", t0):
             return
         self.add(p, "bounded", t0, f"not proved for {', '.join(failing)}; no violation within {self.depth} moves"
                  + self.games_note(), depth=self.depth)
@@ -645,6 +680,8 @@ class Verifier:
             self.add(p, "proved", t0, "proved by induction on a monitor" +
                      (f" with {', '.join(h.replace(':', ' ') for h in helpers)}" if helpers else ""))
             return
+        if self.from_simulation(p, f"violation:{p.name}", t0):
+            return
         try:
             u = self.unrolling()
             for i in range(1, self.depth + 1):
@@ -654,19 +691,33 @@ class Verifier:
                     self.report_trace(p, u, i, t0, ("bound", p))
                     return
                 if verdict == "unknown":
-                    self.add(p, "unknown", t0, f"bounded search stopped at depth {i}: {u.reason}", depth=i)
+                    self.stopped(p, t0, i, 1, u.reason, "not proved by induction")
                     return
         except Unsupported as exc:
             self.add(p, "unknown", t0, f"cannot encode: {exc.message}")
-            return
-        if self.from_simulation(p, f"violation:{p.name}", t0):
             return
         self.add(p, "bounded", t0, f"not proved by induction; no violation within {self.depth} moves" + self.games_note(),
                  depth=self.depth)
 
     # ---- reachability ------------------------------------------------------------------------
     def check_reachable(self, p: ir.Property):
+        """Unreachable when no state the proved invariants allow satisfies it; reachable with a real
+        trace from a simulated game or the bounded search (the shortest one it finds)."""
         t0 = time.perf_counter()
+        try:
+            s = self.solver()
+            v, f, c = self.value(p.expr, self.pre, tag=f"reach.{p.name}.pre")
+            s.add(*self.assumptions(self.assumed), *c, v, NOT(f))
+            if s.check() == z3.unsat:
+                self.add(p, "unreachable", t0, "no state the proved invariants allow satisfies it")
+                return
+        except Unsupported:
+            pass
+        w = self.simulated_witness(p.name)
+        if w is not None:
+            self.add(p, "reachable", t0, f"reached in a simulated game after {len(w.steps)} moves (a real trace)",
+                     depth=len(w.steps), trace=w)
+            return
         try:
             u = self.unrolling()
             for i in range(self.depth + 1):
@@ -677,25 +728,21 @@ class Verifier:
                     self.report_trace(p, u, i, t0, ("reachable", p))
                     return
                 if verdict == "unknown":
-                    break
+                    if i:
+                        self.add(p, "bounded", t0, f"not reached within {i - 1} moves (the search at depth {i} "
+                                                   f"stopped: {u.reason})" + self.games_note(), depth=i - 1)
+                    else:
+                        self.add(p, "unknown", t0, f"the bounded search stopped at depth 0: {u.reason}; not reached"
+                                                   + self.games_note().replace(" nor", ""))
+                    return
         except Unsupported as exc:
             self.add(p, "unknown", t0, f"cannot encode: {exc.message}")
-            return
-        s = self.solver()
-        v, f, c = self.value(p.expr, self.pre, tag=f"reach.{p.name}.pre")
-        s.add(*self.assumptions(self.assumed), *c, v, NOT(f))
-        if s.check() == z3.unsat:
-            self.add(p, "unreachable", t0, "no state the proved invariants allow satisfies it")
-            return
-        w = self.simulated_witness(p.name)
-        if w is not None:
-            self.add(p, "reachable", t0, f"reached in a simulated game after {len(w.steps)} moves (a real trace)",
-                     depth=len(w.steps), trace=w)
             return
         self.add(p, "bounded", t0, f"not reached within {self.depth} moves" + self.games_note(), depth=self.depth)
 
     def check_gaps(self):
         """Each undecided point: proved unreachable, or reached by a replayed trace."""
+        assume = self.assumptions(self.assumed) if self.spec.undecided else []
         for u_pt in self.spec.undecided:
             t0 = time.perf_counter()
             prop = ir.Property("undecided", f"gap:{u_pt.span.line}:{u_pt.span.col}" if u_pt.span else f"gap:{u_pt.id}",
@@ -709,19 +756,17 @@ class Verifier:
             if self.init.gaps and s.check() != z3.unsat:
                 possible = True
             for a in self.spec.actions:
-                st = self.steps.get(a.name)
-                if st is None:
+                if possible:
+                    break
+                if a.name not in self.steps:
                     possible = True
-                    continue
-                conds = [c for c, g in st.gaps if g in ids]
-                if not conds:
-                    continue
-                r, _m, _why = self.ask(a, *self.assumptions(self.assumed), OR(*conds))
-                if r != z3.unsat:
+                elif self.possible(a, lambda st: [("gap", c) for c, g in st.gaps if g in ids], assume):
                     possible = True
             if not possible:
                 self.add(prop, "unreachable", t0, f"{u_pt.reason}: not reachable in any state the invariants allow",
                          kind="undecided")
+                continue
+            if self.gap_simulated(prop, u_pt, t0):
                 continue
             try:
                 un = self.unrolling()
@@ -738,18 +783,20 @@ class Verifier:
                                      depth=i, trace=trace, kind="undecided")
                         break
                     if verdict == "unknown":
-                        if not self.gap_simulated(prop, u_pt, t0):
+                        if i:
+                            self.add(prop, "bounded", t0, f"{u_pt.reason}: not reached within {i - 1} moves (the search "
+                                     f"at depth {i} stopped: {un.reason})" + self.games_note()
+                                     + ", and not proved unreachable", depth=i - 1, kind="undecided")
+                        else:
                             self.add(prop, "unknown", t0, f"{u_pt.reason}: search stopped at depth {i}: {un.reason}",
                                      kind="undecided")
                         break
                 else:
-                    if not self.gap_simulated(prop, u_pt, t0):
-                        self.add(prop, "bounded", t0, f"{u_pt.reason}: not reached within {self.depth} moves"
-                                                      + self.games_note() + ", and not proved unreachable",
-                                 depth=self.depth, kind="undecided")
+                    self.add(prop, "bounded", t0, f"{u_pt.reason}: not reached within {self.depth} moves"
+                                                  + self.games_note() + ", and not proved unreachable",
+                             depth=self.depth, kind="undecided")
             except Unsupported as exc:
-                if not self.gap_simulated(prop, u_pt, t0):
-                    self.add(prop, "unknown", t0, f"cannot encode: {exc.message}", kind="undecided")
+                self.add(prop, "unknown", t0, f"cannot encode: {exc.message}", kind="undecided")
 
     def gap_simulated(self, prop: ir.Property, u_pt, t0) -> bool:
         """Report an undecided point reached in a simulated game (a real trace); False when none did."""
@@ -783,6 +830,8 @@ class Verifier:
         if r == z3.unknown:
             self.add(prop, "unknown", t0, s.reason_unknown(), kind="deadlock")
             return
+        if self.from_simulation(prop, "deadlock", t0, kind="deadlock"):
+            return
         try:
             u = self.unrolling()
             for i in range(self.depth + 1):
@@ -795,12 +844,10 @@ class Verifier:
                     self.add(prop, status, t0, msg, depth=i, trace=trace, kind="deadlock")
                     return
                 if verdict == "unknown":
-                    self.add(prop, "unknown", t0, f"bounded search stopped at depth {i}: {u.reason}", kind="deadlock")
+                    self.stopped(prop, t0, i, 0, u.reason, "not proved", kind="deadlock")
                     return
         except Unsupported as exc:
             self.add(prop, "unknown", t0, f"cannot encode: {exc.message}", kind="deadlock")
-            return
-        if self.from_simulation(prop, "deadlock", t0, kind="deadlock"):
             return
         self.add(prop, "bounded", t0, f"not proved; no deadlock within {self.depth} moves" + self.games_note(),
                  depth=self.depth, kind="deadlock")
@@ -993,37 +1040,44 @@ class Unrolling:
         self.states = [init.state]
         self.events = [init.events]
         self.choices = []                   # per step: (selector, {action index: StepResult})
-        self.pending = None                 # the last step completes: added once a deeper state is needed
+        # step i's facts hold under the literal uses[i-1], its completion under completes[i-1]: a
+        # search at depth i assumes the first i of them only, so that the deeper steps an earlier
+        # search encoded do not weigh on it
+        self.uses: list = []
+        self.completes: list = []
         self.reason = ""
 
     def reach(self, i: int):
-        """Make states 0..i exist (steps up to i encoded; the last one pending)."""
+        """Make states 0..i exist (steps up to i encoded)."""
         while len(self.states) <= i:
             self.extend()
 
     def extend(self):
         v, enc = self.v, self.enc
-        if self.pending is not None:
-            self.solver.add(self.pending)
-            self.pending = None
         i = len(self.states)
         prev = self.states[-1]
+        use, done = z3.Bool(f"use{i}"), z3.Bool(f"done{i}")
+        facts = []
         nxt, cons = enc.fresh_state(f"s{i}.")
-        self.solver.add(*cons)
+        facts.extend(cons)
         sel = z3.Int(f"step{i}")
-        self.solver.add(sel >= 0, sel < len(v.spec.actions))
+        facts += [sel >= 0, sel < len(v.spec.actions)]
         for e in v.spec.ends:
             val, f, c = v.value(e.cond, prev, tag=f"u{i}.end.{e.name}")
-            self.solver.add(*c, NOT(val))
+            facts += [*c, NOT(val)]
         results = {}
         completes = []
         for j, a in enumerate(v.spec.actions):
             r = enc.step(prev, v.params, v.consts, a, tag=f"u{i}.{a.name}")
             results[j] = r
-            self.solver.add(*r.constraints)
-            self.solver.add(z3.Implies(sel == j, r.guard))
+            facts.extend(r.constraints)
+            facts.append(z3.Implies(sel == j, r.guard))
             completes.append(z3.Implies(sel == j, AND(r.alive, *_state_eq(enc, nxt, r.state))))
-        self.pending = AND(*completes)
+        self.solver.add(z3.Implies(use, AND(*facts)), z3.Implies(done, AND(*completes)))
+        if self.uses:  # a step is taken only from a state the step before completed to
+            self.solver.add(z3.Implies(use, self.completes[-1]))
+        self.uses.append(use)
+        self.completes.append(done)
         self.states.append(nxt)
         self.choices.append((sel, results))
 
@@ -1042,11 +1096,10 @@ class Unrolling:
 
     def find(self, target, i: int, last_step_completes: bool = True) -> str:
         """Whether some run of i moves ends in the target (the last move completing, or not)."""
+        assume = self.uses[:i] + (self.completes[i - 1:i] if last_step_completes and i else [])
         self.solver.push()
-        if last_step_completes and self.pending is not None and i == len(self.states) - 1:
-            self.solver.add(self.pending)
         self.solver.add(target)
-        r = self.solver.check()
+        r = self.solver.check(*assume)
         if r == z3.sat:
             self.model = self.solver.model()
             self.target_depth = i

@@ -690,8 +690,9 @@ class Ctx:
 
     # ---- bookkeeping --------------------------------------------------------------------
     def fault(self, cond, message: str, span):
-        """A run-time error when `cond` holds on this path (an earlier fault makes the step void anyway)."""
-        c = AND(self.pc, cond)
+        """A run-time error when `cond` holds on this path and no earlier fault or gap has stopped
+        the step (the interpreter never gets there: a fault behind a gap is not one)."""
+        c = AND(self.pc, self.alive, cond)
         if is_false(c):
             return
         self.faults.append((c, message, span))
@@ -1935,7 +1936,7 @@ class Ctx:
         return None
 
     def gap(self, cond, gap_id: int):
-        c = AND(self.pc, cond)
+        c = AND(self.pc, self.alive, cond)  # reached only when nothing stopped the step before
         if is_false(c):
             return
         self.gaps.append((c, gap_id))
