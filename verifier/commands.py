@@ -60,7 +60,8 @@ def cmd_check(args) -> int:
                 continue
             parts = [f"{path}: ok"]
             spec = loaded.spec
-            parts.append(f"{len(spec.actions)} actions, {len(spec.properties)} properties")
+            na, np_ = len(spec.actions), len(spec.properties)
+            parts.append(f"{na} action{'s' * (na != 1)}, {np_} propert{'ies' if np_ != 1 else 'y'}")
             if scen:
                 passed = sum(r.ok for r in scen)
                 parts.append(f"{passed}/{len(scen)} scenarios pass")

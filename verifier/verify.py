@@ -2,11 +2,14 @@
 
 Invariants are proved together by induction (each action preserves all of them; the ones an
 action breaks are dropped from the assumptions until what remains is inductive), and must hold
-in every initial state. What is not proved is searched for by bounded model checking from the
-initial states; a counterexample counts only once it replays in the interpreter (with the
-prover's chance outcomes forced), otherwise it is reported as spurious with the reason.
+in every initial state. What is not proved is looked for in random games of the interpreter
+(which step around undecided points to get further; what they find is a real trace), then by
+bounded model checking from the initial states; a counterexample of the search counts only once
+it replays in the interpreter (with the prover's chance outcomes forced), otherwise it is
+reported as spurious with the reason.
 
-Statuses: proved (by induction or ranking, unbounded), bounded (no violation up to depth k),
+Statuses: proved (by induction or ranking, unbounded), bounded (no violation up to depth k; when
+the search times out at depth k + 1, k is the last depth it finished),
 violated (with a replayed trace), unknown (time-out, unsupported construct, or a spurious
 counterexample), and for reachability questions reachable (with a replayed witness) or
 unreachable (proved).
