@@ -3,8 +3,9 @@
     .venv/bin/python tests/verify_cache.py [specs|mutants|all] [--timeout S] [--only ...] [--jobs J]
                                                                                   (make verify-cache)
 
-The prover takes minutes per spec and player count (about 7 minutes for one count of
-spec/sieben_weisen/de.rules), too long for every test run, so the cross-check tests read its
+The prover takes minutes per spec and player count (measured 2026-11-22 with --jobs 2 on 2 cores:
+2.5 to 4.5 min per count of spec/sieben_weisen/de.rules, 9 to 10.5 min per count of nl.rules and
+it.rules, which lack de's helper invariants), too long for every test run, so the cross-check tests read its
 results from tests/data/verify/: one file per shipped spec (every player count) and
 mutants.json. Each entry records the sha256 of the spec text it was computed for and a digest of
 the prover's code; a test whose spec has changed since skips with the reason, until this script is run again
@@ -103,25 +104,38 @@ def run_specs(timeout: float, only: list[str] | None = None, jobs: int = 1) -> N
                 (DATA / name).write_text(json.dumps(entry, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def run_mutants(timeout: float, only: list[str] | None = None) -> None:
+def _mutant_one(mid: str, timeout: float):
     from conftest import compile_text
+    from mutants import MUTANTS
+
+    sys.setrecursionlimit(10_000)
+    m = next(x for x in MUTANTS if x.id == mid)
+    t0 = time.perf_counter()
+    rs = results(compile_text(m.text(), m.spec), m.players, m.depth, timeout)
+    return rs, time.perf_counter() - t0
+
+
+def run_mutants(timeout: float, only: list[str] | None = None, jobs: int = 1) -> None:
+    """Every mutant in its own process, at most `jobs` at once; the file is rewritten after each."""
+    import concurrent.futures
+
     from mutants import MUTANTS
 
     DATA.mkdir(parents=True, exist_ok=True)
     target = DATA / "mutants.json"
     cache = json.loads(target.read_text(encoding="utf-8")) if target.exists() else {}
-    for m in MUTANTS:
-        if only and m.id not in only:
-            continue
-        text = m.text()
-        t0 = time.perf_counter()
-        rs = results(compile_text(text, m.spec), m.players, m.depth, timeout)
-        cache[m.id] = {"spec": m.spec, "sha256": sha(text), "players": m.players, "depth": m.depth,
-                       "timeout": timeout, "prover": prover_digest(), "date": time.strftime("%Y-%m-%d"),
-                       "seconds": round(time.perf_counter() - t0, 1), "results": rs}
-        print(f"{m.id}: {time.perf_counter() - t0:.0f} s, "
-              f"{sum(r['status'] == 'violated' for r in rs)} violated", flush=True)
-        target.write_text(json.dumps(cache, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    todo = [m for m in MUTANTS if not only or m.id in only]
+    with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = {pool.submit(_mutant_one, m.id, timeout): m for m in todo}
+        for fut in concurrent.futures.as_completed(futures):
+            m = futures[fut]
+            rs, seconds = fut.result()
+            cache[m.id] = {"spec": m.spec, "sha256": sha(m.text()), "players": m.players, "depth": m.depth,
+                           "timeout": timeout, "prover": prover_digest(), "date": time.strftime("%Y-%m-%d"),
+                           "seconds": round(seconds, 1), "results": rs}
+            print(f"{m.id}: {seconds:.0f} s, {sum(r['status'] == 'violated' for r in rs)} violated", flush=True)
+            ordered = {x.id: cache[x.id] for x in MUTANTS if x.id in cache}
+            target.write_text(json.dumps(ordered, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def main(argv=None) -> int:
@@ -135,7 +149,7 @@ def main(argv=None) -> int:
     if args.what in ("specs", "all"):
         run_specs(args.timeout, args.only, args.jobs)
     if args.what in ("mutants", "all"):
-        run_mutants(args.timeout, args.only)
+        run_mutants(args.timeout, args.only, args.jobs)
     return 0
 
 

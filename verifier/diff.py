@@ -425,9 +425,10 @@ class Comparison:
             ("legality", AND(sta.guard, NOT(stb.guard))),
             ("legality", AND(stb.guard, NOT(sta.guard))),
         ]
+        # undecided in one edition, played through in the other (no gap there, and no run-time error)
         undecided = [
-            ("undecided", AND(sta.guard, stb.guard, gap_a, NOT(gap_b))),
-            ("undecided", AND(sta.guard, stb.guard, gap_b, NOT(gap_a))),
+            ("undecided", AND(sta.guard, stb.guard, gap_a, stb.alive)),
+            ("undecided", AND(sta.guard, stb.guard, gap_b, sta.alive)),
         ]
         differs = []
         for v, (ta, tb) in self.shared.items():
