@@ -27,13 +27,10 @@ CACHE = ROOT / "tests" / "data" / "verify" / "mutants.json"
 EXAMPLES = 300
 
 # mutant -> why Z3 (verify, at the cached depth and time-out) reports no violation
-Z3_MISSES: dict[str, str] = {
-    "little_tricks/endless_rounds":
-        "game_ends is a ranking: its induction step fails, and the bounded search for a move that does not "
-        "decrease it times out (30 s a query) at depth 3, so verify reports `unknown` without looking at its "
-        "simulated games (verify.py, prove_ranking: from_simulation only after a search that completes); "
-        "the first round ends no earlier than move 34 (fuzzing's shrunk failure), far beyond depth 6",
-}
+Z3_MISSES: dict[str, str] = {}
+# (little_tricks/endless_rounds was one until verify asked its simulated games before the bounded
+# search: the ranking's first failure is at move 34, far beyond the search depth)
+
 
 # mutant -> why fuzzing misses it
 FUZZ_MISSES: dict[str, str] = {}
