@@ -60,7 +60,7 @@ class NoneT(Type):
 class EnumT(Type):
     name: str
     values: tuple[str, ...]
-    base: "EnumT | None" = None  # `enum Suit extends Role { owl }`: Suit's base is Role
+    base: "EnumT | None" = None  # `enum B extends A { extra }`: B's base is A
     finite = True
 
     def __str__(self):

@@ -191,10 +191,13 @@ class Verifier:
         split = [t for _n, t in a.params if isinstance(t, PlayerT)]
         return bool(split) and self.n ** len(split) <= self.MAX_CASES
 
-    def ask_step(self, st: StepResult, *facts):
-        """Like ask, for one case of a split step."""
+    def ask_step(self, st: StepResult, *facts, timeout_ms: int | None = None, guard: bool = True):
+        """Like ask, for one step (a whole action's or one case of a split step); without its guard
+        when guard is False."""
         s = self.solver()
-        s.add(*self.pre_ok, *st.constraints, st.guard, *[f for f in facts if f is not True])
+        if timeout_ms is not None:
+            s.set("timeout", min(timeout_ms, self.timeout_ms))
+        s.add(*self.pre_ok, *st.constraints, *([st.guard] if guard else []), *[f for f in facts if f is not True])
         r = s.check()
         return r, (s.model() if r == z3.sat else None), (s.reason_unknown() if r == z3.unknown else "")
 
@@ -207,11 +210,7 @@ class Verifier:
         st = self.steps[a.name]
 
         def query(step, terms, timeout_ms=None):
-            s = self.solver()
-            if timeout_ms is not None:
-                s.set("timeout", min(timeout_ms, self.timeout_ms))
-            s.add(*self.pre_ok, *step.constraints, *([step.guard] if with_guard else []), *assume, OR(*terms))
-            return s.check()
+            return self.ask_step(step, *assume, OR(*terms), timeout_ms=timeout_ms, guard=with_guard)[0]
 
         items = conds_of(st)
         if not items:
