@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import z3
 
 from verifier.verify import Verifier
 
@@ -303,3 +304,63 @@ def test_a_step_split_by_its_players_values_proves_and_breaks_like_the_whole_ste
         failed, unknown = v.preserved_by_cases(cast, one, v.assumptions(names))
         assert not unknown
         assert failed == (["one_spell_each"] if broken else [])
+
+
+class _Splitting(Verifier):
+    """A verifier whose whole-step questions and quick first tries never settle anything: every
+    question is split into cases, by paths and by the values of the map indices' variables."""
+
+    MAX_CASES = 0  # no step encoded once per player: the symbolic player indexes the maps
+
+    def ask(self, a, *facts, timeout_ms=None):
+        return (z3.unknown, None, "forced") if a is not None else super().ask(a, *facts, timeout_ms=timeout_ms)
+
+    def check(self, facts, timeout_ms):
+        self.asked.append(timeout_ms)
+        if timeout_ms < self.timeout_ms:
+            return z3.unknown, None, "forced"
+        return super().check(facts, timeout_ms)
+
+
+NESTED = SPELLS.replace(" GUARD", "").replace(" RANK", "").replace(
+    "{\n  plays += 1\n  turn := left(p)\n}",
+    "{\n  if plays < 11 {\n    if cast[p] == 0 {\n      if plays < 5 { turn := left(p) } else { turn := left(p) }\n"
+    "    } else { turn := left(p) }\n  } else { turn := left(p) }\n"
+    "  plays += 1\n}")
+
+
+def test_a_step_splits_into_exhaustive_disjoint_paths():
+    from verifier.backends.z3 import AND, NOT, OR
+    from verifier.verify import _paths
+    spec = compile_text(NESTED)
+    v = Verifier(spec, 3, 4, 20, 0)
+    v.build()
+    st = v.steps["pass_turn"]
+    paths = _paths(st.branches, v.SPLIT_PATHS)
+    # plays < 11 and cast[p] == 0 / plays < 11 and not / not plays < 11: a branch with branches inside
+    # is split, one without (plays < 5) is not
+    assert len(paths) == 3
+    s = z3.Solver()
+    s.add(NOT(OR(*[AND(*p) for p in paths])))
+    assert s.check() == z3.unsat  # exhaustive
+    for i in range(len(paths)):
+        for j in range(i):
+            s = z3.Solver()
+            s.add(*paths[i], *paths[j])
+            assert s.check() == z3.unsat  # disjoint
+    combos = v.index_combos(st, next(a for a in spec.actions if a.name == "pass_turn"))
+    assert len(combos) == 3  # cast[p]: one case per value of p
+
+
+def test_hard_questions_split_into_cases_give_the_same_answers():
+    v = _Splitting(compile_text(NESTED), 3, 4, 20, 10)
+    v.asked = []
+    r = {x.property: x for x in v.run()}
+    assert r["spells_kept"].status == "proved" and r["one_spell_each"].status == "proved", r["one_spell_each"].message
+    assert r["no_runtime_errors"].status == "proved"
+    assert v.asked and min(v.asked) < v.timeout_ms  # the split was taken
+    broken = NESTED.replace(" and cast[p] == 0", "")
+    v = _Splitting(compile_text(broken), 3, 4, 20, 10)
+    v.asked = []
+    r = {x.property: x for x in v.run()}
+    _assert_replayed(r["one_spell_each"], "violation")

@@ -28,7 +28,7 @@ from .backends.runtime import Fault, ForcedChance, Gap, Spurious
 from .backends.z3 import (AND, EQ, IMPLIES, NOT, OR, BagV, Encoder, MapV, OptV, PileV, SeqPileV, SeqV, SetV, StepResult,
                           Unsupported, _lt, _model_bool, _model_int, concrete, is_false)
 from .trace import Trace, TraceStep, describe_changes
-from .types import BagT, IntT, MapT, PileT, PlayerT, format_value
+from .types import BagT, BoolT, EnumT, IntT, MapT, OptT, PileT, PlayerT, format_value
 
 
 @dataclass
@@ -201,6 +201,98 @@ class Verifier:
         r = s.check()
         return r, (s.model() if r == z3.sat else None), (s.reason_unknown() if r == z3.unknown else "")
 
+    SPLIT_PATHS = 16   # a hard question split by the step's branches: at most this many paths
+    SPLIT_COMBOS = 27  # each path split by the values of what its map indices depend on: at most this many
+
+    def settle(self, a: ir.Action | None, st: StepResult | None, *facts, guard: bool = True):
+        """(result, model or None, reason) of a question about one step of action a (both None:
+        the setup), split into cases when it is hard.
+
+        First the whole question, briefly. Then once per path through the step's branches (the
+        solver otherwise explores the encodings of branches a case cannot take, such as a new deal
+        behind a trick that does not end the round), briefly; a path still open is asked once per
+        combination of values of the variables its symbolic map indices depend on (a player who
+        indexes every hand and row of seals), each with the whole time limit. sat as soon as a
+        case is; unsat when every case is; unknown at the first case that is not settled."""
+        if st is None:
+            step, base = self.init, list(self.init.constraints)
+        else:
+            step, base = st, [*self.pre_ok, *st.constraints, *([st.guard] if guard else [])]
+        facts = [*base, *[f for f in facts if f is not True]]
+        paths = _paths(step.branches, self.SPLIT_PATHS)
+        combos = self.index_combos(step, a)
+        if len(paths) <= 1 and len(combos) <= 1:
+            return self.check(facts, self.timeout_ms)
+        r, m, why = self.check(facts, self.QUICK_MS)
+        if r != z3.unknown:
+            return r, m, why
+        for path in paths:
+            r, m, why = self.check([*facts, *path], self.QUICK_MS) if len(paths) > 1 else (z3.unknown, None, "")
+            if r == z3.sat:
+                return r, m, why
+            if r == z3.unsat:
+                continue
+            for combo in combos:
+                r, m, why = self.check([*facts, *path, *combo], self.timeout_ms)
+                if r == z3.sat:
+                    return r, m, why
+                if r == z3.unknown:
+                    return r, m, why
+        return z3.unsat, None, ""
+
+    def check(self, facts: list, timeout_ms: int):
+        s = self.solver()
+        s.set("timeout", min(timeout_ms, self.timeout_ms))
+        s.add(*facts)
+        r = s.check()
+        return r, (s.model() if r == z3.sat else None), (s.reason_unknown() if r == z3.unknown else "")
+
+    def index_combos(self, st: StepResult, a: ir.Action | None) -> list[list]:
+        """The combinations of values of the variables (state, arguments, named lets, parameters of
+        small finite types) that the step's symbolic map indices depend on, as lists of conditions;
+        [[]] when there are none. Variables are taken in the order the indices first use them, as
+        long as the combinations stay within SPLIT_COMBOS."""
+        known: dict = {}
+        pairs = [(v.type, self.pre[v.name]) for v in self.spec.state if not v.zone]
+        if a is not None:
+            pairs += [(t, x) for (_n, t), x in zip(a.params, st.args)]
+        pairs += list(st.named)
+        pairs += [(p.type, self.params[p.name]) for p in self.spec.params]
+        for t, x in pairs:
+            for var, cases in self.var_cases(t, x):
+                known.setdefault(var.get_id(), cases)
+        order: list = []
+        for k in st.index_keys:
+            for x in _consts(k):
+                if x.get_id() in known and x.get_id() not in order:
+                    order.append(x.get_id())
+        combos: list = [[]]
+        for vid in order:
+            cases = known[vid]
+            if len(combos) * len(cases) > self.SPLIT_COMBOS:
+                break
+            combos = [[*c, case] for c in combos for case in cases]
+        return combos
+
+    def var_cases(self, t, x) -> list:
+        """[(variable, [one condition per value])] for a value of a small finite type."""
+        if isinstance(x, OptV):
+            out = self.var_cases(BoolT(), x.some) if z3.is_const(x.some) else []
+            return out + self.var_cases(t.inner, x.val)
+        if not isinstance(x, z3.ExprRef) or not z3.is_const(x) or concrete(x) is not None:
+            return []
+        if isinstance(t, BoolT):
+            return [(x, [x, NOT(x)])]
+        if not isinstance(t, (IntT, EnumT, PlayerT)):
+            return []
+        if isinstance(t, IntT) and (t.lo is None or t.hi is None):
+            return []
+        size = self.enc.dom.size(t)
+        if size > 8:
+            return []
+        lo = t.lo if isinstance(t, IntT) else 0
+        return [(x, [x == lo + k for k in range(size)])]
+
     def possible(self, a: ir.Action, conds_of, assume: list, with_guard: bool = True) -> list[str]:
         """Which of an action's conditions (conds_of(step) -> [(label, term)]) some state the
         assumptions allow can meet: [] when each is refuted. All at once first, briefly; then one
@@ -223,7 +315,7 @@ class Verifier:
         for lab in dict.fromkeys(lab for lab, _t in items):
             if all(query(st, [t], self.QUICK_MS // 2 if split else None) == z3.unsat for lb, t in items if lb == lab):
                 continue
-            if split and all(query(case, [t]) == z3.unsat
+            if split and all(self.settle(a, case, *assume, t, guard=with_guard)[0] == z3.unsat
                              for case in self.cases(a) for lb, t in conds_of(case) if lb == lab):
                 continue
             open_.append(lab)
@@ -283,7 +375,7 @@ class Verifier:
                                NOT(AND(*[h for h, _cs in inits.values()])))
         if r != z3.unsat:
             for name, (h, cons) in inits.items():
-                r, _m, why = self.ask(None, self.init.alive, *cons, NOT(h))
+                r, _m, why = self.settle(None, None, self.init.alive, *cons, NOT(h))
                 if r == z3.sat:
                     broken[name] = "false in an initial state"
                     candidates.discard(name)
@@ -358,7 +450,7 @@ class Verifier:
             return self.preserved_by_cases(a, todo, assume)
         for p in todo:
             h, cons = self.holds(p, st.state, f"post.{a.name}")
-            r, m, why = self.ask(a, *assume, st.alive, *cons, NOT(h))
+            r, m, why = self.settle(a, st, *assume, st.alive, *cons, NOT(h))
             if r == z3.sat:
                 self.cti[p.name] = (a, m, st)
                 failed.append(p.name)
@@ -385,7 +477,7 @@ class Verifier:
                 if r == z3.sat and not _model_bool(m, h):
                     r1, m1, why = r, m, ""  # the model is a counterexample for this one
                 else:
-                    r1, m1, why = self.ask_step(st, *assume, st.alive, *cons, NOT(h))
+                    r1, m1, why = self.settle(a, st, *assume, st.alive, *cons, NOT(h))
                 if r1 == z3.sat:
                     self.cti[p.name] = (a, m1, st)
                     failed.append(p.name)
@@ -877,6 +969,34 @@ class Verifier:
                     for r in self.results:
                         if r.property == p.name and r.kind == "invariant":
                             r.message += "; vacuous: its condition never holds"
+
+
+def _paths(nodes: list, limit: int, depth: int = 8) -> list[list]:
+    """The paths through a branch tree (Ctx.branch) as lists of conditions, exhaustive: split on
+    the first branch with branches inside, then on the first such inside each side, and so on;
+    [[]] when there is none, or when the paths would pass the limit."""
+    out: list = [[]]
+    for n in nodes:
+        if depth and (n["then"] or n["else"]):
+            out = []
+            for lit, kids in ((n["cond"], n["then"]), (NOT(n["cond"]), n["else"])):
+                out += [[lit, *rest] for rest in _paths(kids, limit, depth - 1)]
+            return out if len(out) <= limit else [[n["cond"]], [NOT(n["cond"])]]
+    return out
+
+
+def _consts(e) -> list:
+    """The uninterpreted constants of a term, in order of first appearance."""
+    out, seen, stack = [], set(), [e]
+    while stack:
+        x = stack.pop()
+        if not isinstance(x, z3.ExprRef) or x.get_id() in seen:
+            continue
+        seen.add(x.get_id())
+        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out.append(x)
+        stack.extend(reversed(x.children()))
+    return out
 
 
 def _walk(e):

@@ -321,6 +321,9 @@ class StepResult:
     guard_faults: list = field(default_factory=list)
     args: tuple = ()
     ledger: dict = field(default_factory=dict)   # cards created per element type and value (moves: none)
+    branches: list = field(default_factory=list)  # the tree of its symbolic branches (Ctx.branch)
+    index_keys: list = field(default_factory=list)  # symbolic indices into maps
+    named: list = field(default_factory=list)    # (type, variable) of the let-bound values named
 
 
 class Encoder:
@@ -455,7 +458,8 @@ class Encoder:
         state = {v.name: self.default(v.type) for v in self.spec.state}
         ctx = Ctx(self, state, params, consts, tag=tag)
         ctx.run(self.spec.init)
-        return StepResult(ctx.state, ctx.alive, ctx.faults, ctx.gaps, ctx.events, ctx.constraints, ledger=ctx.ledger)
+        return StepResult(ctx.state, ctx.alive, ctx.faults, ctx.gaps, ctx.events, ctx.constraints, ledger=ctx.ledger,
+                          branches=ctx.branches, index_keys=ctx.index_keys, named=ctx.named)
 
     def step(self, state: dict, params: dict, consts: dict, action: ir.Action, tag: str,
              args: tuple | None = None, guard_only: bool = False) -> StepResult:
@@ -480,7 +484,7 @@ class Encoder:
         if not guard_only:
             ctx.run(action.body)
         return StepResult(ctx.state, ctx.alive, ctx.faults, ctx.gaps, ctx.events, constraints + ctx.constraints,
-                          guard, guard_faults, args, ctx.ledger)
+                          guard, guard_faults, args, ctx.ledger, ctx.branches, ctx.index_keys, ctx.named)
 
     def evaluate(self, expr: ir.Expr, state: dict, params: dict, consts: dict, tag: str = "eval",
                  totals: dict | None = None):
@@ -658,12 +662,22 @@ class Ctx:
         self.tag = tag
         self.enc_cache = enc.cache
         self.onehots: dict = {}
+        # what a prover may split a hard question on: the tree of symbolic branches (each node
+        # {"cond", "then", "else"}), the symbolic map indices, and the let-bound values named
+        self.branches: list = []
+        self._branch_at = self.branches
+        self.index_keys: list = []
+        self.named: list = []
         self.ledger: dict = {}            # element type -> cards created per value by this step (moves: none)
         self.totals_override = None       # element type -> totals, when evaluating in a step's result
 
     def onehot(self, k, size: int, t: Type | None = None):
-        """0/1 indicators o_j of the value k (exactly one is 1, and sum j*o_j = k), so that adding or
-        taking a card is linear: counts_j + o_j. Only for values that are in range by their type."""
+        """0/1 indicators o_j of the value k (o_j = 1 exactly when k = j), so that adding or taking a
+        card is linear: counts_j + o_j. Only for values that are in range by their type.
+
+        Each o_j is defined by k (if k = j then 1 else 0), not a fresh 0/1 variable tied to k by
+        sum(j * o_j) = k: that knapsack-like equation has fractional solutions the arithmetic solver
+        must branch away, and was measured to make queries with a few such values time out."""
         c = concrete(k)
         if c is not None:
             return [1 if j == c else 0 for j in range(size)]
@@ -671,11 +685,10 @@ class Ctx:
         cached = self.onehots.get(key)
         if cached is not None:
             return cached
-        name = f"{self.tag}.oh{next(self.enc.names)}"
-        os = [z3.Int(f"{name}.{j}") for j in range(size)]
-        self.constraints.extend(z3.And(o >= 0, o <= 1) for o in os)
-        self.constraints.append(z3.Sum(*os) == 1 if size > 1 else os[0] == 1)
-        self.constraints.append(z3.Sum(*[j * o for j, o in enumerate(os) if j]) == k if size > 1 else k == 0)
+        if not z3.is_const(k):
+            k = self.name_term(k, "oh")
+        os = [z3.If(k == j, z3.IntVal(1), z3.IntVal(0)) for j in range(size)]
+        self.constraints.append(z3.And(k >= 0, k < size) if size > 1 else k == 0)
         self.onehots[key] = os
         return os
 
@@ -756,6 +769,8 @@ class Ctx:
                 self.fault(True, f"index {c} is outside the keys", span)
                 return 0
             return c
+        if size <= 8:
+            self.index_keys.append(k)
         it = index.type
         safe = it == key_t or isinstance(key_t, (EnumT, BoolT, RecordT, OptT)) and not isinstance(it, (IntT,))
         if not safe:
@@ -1096,8 +1111,17 @@ class Ctx:
                 self.fault(total != 1 if not isinstance(total, int) else total != 1,
                            "the() expects exactly one card", e.span)
                 lo = t0.elem.lo if isinstance(t0.elem, IntT) else 0
-                return SUM([MUL(k, c) for k, c in enumerate(v.counts)]) + lo if lo else \
-                    SUM([MUL(k, c) for k, c in enumerate(v.counts)])
+                # the index of the first kind present (exact when there is one card): a chain of
+                # if-then-elses, not sum(k * count_k), whose fractional solutions the arithmetic
+                # solver must branch away
+                cs = list(v.counts)
+                if not cs:
+                    return lo
+                x = 0 if len(cs) == 1 else len(cs) - 1
+                for k in range(len(cs) - 2, -1, -1):
+                    x = ITE(cs[k] >= 1, k, x)
+                x = self.name_term(x, "the") if isinstance(x, z3.ExprRef) else x
+                return x + lo if lo else x
             if isinstance(v, SetV):
                 total = SUM([ITE(b, 1, 0) for b in v.bits])
                 self.fault(total != 1 if not isinstance(total, int) else total != 1,
@@ -1964,15 +1988,20 @@ class Ctx:
             return
         saved_pc, before, saved_locals = self.pc, dict(self.state), dict(self.locals)
         ledger_before = dict(self.ledger)
+        node = {"cond": cond, "then": [], "else": []}
+        parent = self._branch_at
+        parent.append(node)
         self.pc = AND(saved_pc, cond)
+        self._branch_at = node["then"]
         then_fn()
         after_then, ledger_then = self.state, self.ledger
         self.state, self.locals, self.ledger = dict(before), dict(saved_locals), dict(ledger_before)
         self.pc = AND(saved_pc, NOT(cond))
+        self._branch_at = node["else"]
         if else_fn:
             else_fn()
         after_else, ledger_else = self.state, self.ledger
-        self.pc, self.locals = saved_pc, saved_locals
+        self.pc, self.locals, self._branch_at = saved_pc, saved_locals, parent
         merged = {}
         for name, old in before.items():
             a, b = after_then[name], after_else[name]
@@ -2040,7 +2069,11 @@ class Ctx:
         v = self.ev(s.value)
         if s.declared is not None:
             self.range_fault(s.declared, v, f"argument {s.name.split('__')[-1]}", s.span)
-        self.locals[s.name] = self.name_term(copy_value(v), s.name)
+        fresh = isinstance(v, z3.ExprRef) and not z3.is_const(v)
+        named = self.name_term(copy_value(v), s.name)
+        if fresh and z3.is_const(named):
+            self.named.append((s.value.type, named))
+        self.locals[s.name] = named
 
     def name_term(self, v, hint: str):
         """A deep scalar term as a fresh variable with a defining equation, so that the many places
