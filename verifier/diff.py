@@ -453,6 +453,19 @@ class Comparison:
             # interpreters find broken in a witness (at most REFINE times)
             r = self._ask(base + plausible, goal)
             if r[0] == z3.sat:
+                # an invariant that chooses freely (the rank in a pile whose order is not followed)
+                # may hold in Z3's model and not in the interpreters' state made from it: ask again
+                # without that model's values of what the broken invariant reads (at most REFINE times)
+                blocked: list = []
+                for _round in range(self.REFINE + 1):
+                    broken = check(kind, r[1], (*detail, "invariants")) if check else None
+                    if not broken or _round == self.REFINE:
+                        break
+                    blocked.append(self.other_than(r[1], self.invariant(*broken)))
+                    r2 = self._ask(base + plausible + blocked, goal)
+                    if r2[0] != z3.sat:
+                        break
+                    r = r2
                 yield kind, r[1], (*detail, "invariants")
                 continue
             if r[0] == z3.unsat:
@@ -473,6 +486,17 @@ class Comparison:
             # unsat: no witness in any state the added invariants allow
 
     REFINE = 6
+
+    @staticmethod
+    def other_than(model, facts: list):
+        """A fact excluding the model's values of the variables in the facts."""
+        from .verify import _consts
+        xs: dict = {}
+        for f in facts:
+            if isinstance(f, z3.ExprRef):
+                for x in _consts(f):
+                    xs.setdefault(x.get_id(), x)
+        return z3.Or(*[x != model.eval(x, model_completion=True) for x in xs.values()]) if xs else z3.BoolVal(True)
 
     def _ask(self, facts: list, goal):
         s = z3.Solver()
