@@ -316,8 +316,8 @@ class _Splitting(Verifier):
         return (z3.unknown, None, "forced") if a is not None else super().ask(a, *facts, timeout_ms=timeout_ms)
 
     def check(self, facts, timeout_ms):
-        self.asked.append(timeout_ms)
-        if timeout_ms < self.timeout_ms:
+        self.asked.append(timeout_ms or self.timeout_ms)
+        if timeout_ms is not None and timeout_ms < self.timeout_ms:
             return z3.unknown, None, "forced"
         return super().check(facts, timeout_ms)
 

@@ -22,7 +22,7 @@ from . import ir
 from .backends.interpreter import Program
 from .backends.runtime import Fault, Gap
 from .backends.z3 import (AND, EQ, IMPLIES, ITE, NOT, OR, BagV, Ctx, Encoder, MapV, OptV, PileV, SeqPileV, SeqV, SetV,
-                          Unsupported, _model_bool, concrete)
+                          Unsupported, _consts, _model_bool, concrete)
 from .trace import describe_changes
 from .verify import _walk
 from .types import (BagT, BoolT, Domains, EnumT, IntT, MapT, OptT, OrderT, PileT, PlayerT, RecordT, SetT, TupleT, Type,
@@ -490,7 +490,6 @@ class Comparison:
     @staticmethod
     def other_than(model, facts: list):
         """A fact excluding the model's values of the variables in the facts."""
-        from .verify import _consts
         xs: dict = {}
         for f in facts:
             if isinstance(f, z3.ExprRef):

@@ -26,9 +26,9 @@ from . import ir
 from .backends.interpreter import Program
 from .backends.runtime import Fault, ForcedChance, Gap, Spurious
 from .backends.z3 import (AND, EQ, IMPLIES, NOT, OR, BagV, Encoder, MapV, OptV, PileV, SeqPileV, SeqV, SetV, StepResult,
-                          Unsupported, _lt, _model_bool, _model_int, concrete, is_false)
+                          Unsupported, _consts, _lt, _model_bool, _model_int, concrete, is_false)
 from .trace import Trace, TraceStep, describe_changes
-from .types import BagT, BoolT, EnumT, IntT, MapT, OptT, PileT, PlayerT, format_value
+from .types import BagT, BoolT, EnumT, IntT, MapT, PileT, PlayerT, format_value
 
 
 @dataclass
@@ -101,6 +101,7 @@ class Verifier:
             self.post_totals[id(st.state)] = enc.totals_after(self.pre, st, pre_totals)
         self.pre_totals = pre_totals
         self._cases: dict = {}
+        self._splits: dict = {}  # id(step) -> (paths, index combinations)
         self._values: dict = {}
         self._free: set = set()  # invariants whose evaluation makes free choices
         if not hasattr(self, "post_totals"):
@@ -146,20 +147,19 @@ class Verifier:
         step's guard and its choices."""
         if a is None:
             return list(self.init.constraints)
-        st = self.steps[a.name]
-        return [*self.pre_ok, *st.constraints, st.guard]
+        return self.step_facts(self.steps[a.name])
+
+    def step_facts(self, st: StepResult, guard: bool = True) -> list:
+        """The base facts of one step (a whole action's or one case of a split step); without its
+        guard when guard is False."""
+        return [*self.pre_ok, *st.constraints, *([st.guard] if guard else [])]
 
     def ask(self, a: ir.Action | None, *facts, timeout_ms: int | None = None):
         """(result, model or None, reason): the facts together with the action's base facts.
 
         A fresh solver each time: Z3's incremental mode (push/pop on one solver) skips the
         preprocessing these queries need, and was measured twice as slow here."""
-        s = self.solver()
-        if timeout_ms is not None:
-            s.set("timeout", min(timeout_ms, self.timeout_ms))
-        s.add(*self.base_facts(a), *[f for f in facts if f is not True])
-        r = s.check()
-        return r, (s.model() if r == z3.sat else None), (s.reason_unknown() if r == z3.unknown else "")
+        return self.check([*self.base_facts(a), *facts], timeout_ms)
 
     QUICK_MS = 4000  # the first try of a question that can be split (by cases, or one by one)
     MAX_CASES = 25  # a step split by the values of its player parameters: at most this many cases
@@ -194,12 +194,7 @@ class Verifier:
     def ask_step(self, st: StepResult, *facts, timeout_ms: int | None = None, guard: bool = True):
         """Like ask, for one step (a whole action's or one case of a split step); without its guard
         when guard is False."""
-        s = self.solver()
-        if timeout_ms is not None:
-            s.set("timeout", min(timeout_ms, self.timeout_ms))
-        s.add(*self.pre_ok, *st.constraints, *([st.guard] if guard else []), *[f for f in facts if f is not True])
-        r = s.check()
-        return r, (s.model() if r == z3.sat else None), (s.reason_unknown() if r == z3.unknown else "")
+        return self.check([*self.step_facts(st, guard), *facts], timeout_ms)
 
     SPLIT_PATHS = 16   # a hard question split by the step's branches: at most this many paths
     SPLIT_COMBOS = 27  # each path split by the values of what its map indices depend on: at most this many
@@ -210,28 +205,26 @@ class Verifier:
 
         First the whole question, briefly. Then once per path through the step's branches (the
         solver otherwise explores the encodings of branches a case cannot take, such as a new deal
-        behind a trick that does not end the round), briefly; a path still open is asked once per
-        combination of values of the variables its symbolic map indices depend on (a player who
-        indexes every hand and row of seals), each with the whole time limit. sat as soon as a
+        behind a branch the case cannot take), briefly; a path still open is asked once per
+        combination of values of the variables its symbolic map indices depend on (a player-valued
+        argument, state variable or let that indexes every per-player zone), each with the whole
+        time limit. sat as soon as a
         case is; unsat when every case is; unknown at the first case that is not settled."""
-        if st is None:
-            step, base = self.init, list(self.init.constraints)
-        else:
-            step, base = st, [*self.pre_ok, *st.constraints, *([st.guard] if guard else [])]
-        facts = [*base, *[f for f in facts if f is not True]]
-        paths = _paths(step.branches, self.SPLIT_PATHS)
-        combos = self.index_combos(step, a)
+        step = self.init if st is None else st
+        facts = [*(self.init.constraints if st is None else self.step_facts(st, guard)), *facts]
+        paths, combos = self.splits(step, a)
         if len(paths) <= 1 and len(combos) <= 1:
             return self.check(facts, self.timeout_ms)
         r, m, why = self.check(facts, self.QUICK_MS)
         if r != z3.unknown:
             return r, m, why
         for path in paths:
-            r, m, why = self.check([*facts, *path], self.QUICK_MS) if len(paths) > 1 else (z3.unknown, None, "")
-            if r == z3.sat:
-                return r, m, why
-            if r == z3.unsat:
-                continue
+            if len(paths) > 1:  # a single path is the whole question, just asked
+                r, m, why = self.check([*facts, *path], self.QUICK_MS)
+                if r == z3.sat:
+                    return r, m, why
+                if r == z3.unsat:
+                    continue
             for combo in combos:
                 r, m, why = self.check([*facts, *path, *combo], self.timeout_ms)
                 if r == z3.sat:
@@ -240,12 +233,22 @@ class Verifier:
                     return r, m, why
         return z3.unsat, None, ""
 
-    def check(self, facts: list, timeout_ms: int):
+    def check(self, facts: list, timeout_ms: int | None = None):
+        """(result, model or None, reason) of the facts on a fresh solver, within the time limit
+        (or less)."""
         s = self.solver()
-        s.set("timeout", min(timeout_ms, self.timeout_ms))
-        s.add(*facts)
+        if timeout_ms is not None:
+            s.set("timeout", min(timeout_ms, self.timeout_ms))
+        s.add(*[f for f in facts if f is not True])
         r = s.check()
         return r, (s.model() if r == z3.sat else None), (s.reason_unknown() if r == z3.unknown else "")
+
+    def splits(self, st: StepResult, a: ir.Action | None) -> tuple[list, list]:
+        """(paths, index combinations) of a step, computed once per step."""
+        key = id(st)
+        if key not in self._splits:
+            self._splits[key] = (_paths(st.branches, self.SPLIT_PATHS), self.index_combos(st, a))
+        return self._splits[key]
 
     def index_combos(self, st: StepResult, a: ir.Action | None) -> list[list]:
         """The combinations of values of the variables (state, arguments, named lets, parameters of
@@ -982,20 +985,6 @@ def _paths(nodes: list, limit: int, depth: int = 8) -> list[list]:
             for lit, kids in ((n["cond"], n["then"]), (NOT(n["cond"]), n["else"])):
                 out += [[lit, *rest] for rest in _paths(kids, limit, depth - 1)]
             return out if len(out) <= limit else [[n["cond"]], [NOT(n["cond"])]]
-    return out
-
-
-def _consts(e) -> list:
-    """The uninterpreted constants of a term, in order of first appearance."""
-    out, seen, stack = [], set(), [e]
-    while stack:
-        x = stack.pop()
-        if not isinstance(x, z3.ExprRef) or x.get_id() in seen:
-            continue
-        seen.add(x.get_id())
-        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            out.append(x)
-        stack.extend(reversed(x.children()))
     return out
 
 

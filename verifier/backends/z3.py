@@ -195,6 +195,21 @@ def SUM(xs):
     return z3.Sum(*xs) if len(xs) > 1 else xs[0]
 
 
+def _consts(e) -> list:
+    """The uninterpreted constants of a term, in order of first appearance. (z3util.get_vars walks a
+    shared subterm once per path to it and compares by str(): far too slow for these terms.)"""
+    out, seen, stack = [], set(), [e]
+    while stack:
+        x = stack.pop()
+        if not isinstance(x, z3.ExprRef) or x.get_id() in seen:
+            continue
+        seen.add(x.get_id())
+        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out.append(x)
+        stack.extend(reversed(x.children()))
+    return out
+
+
 def concrete(x):
     """x as a Python int/bool when it is a known value, else None."""
     if type(x) in (int, bool):
