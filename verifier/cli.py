@@ -84,8 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Prove every property of the specs with Z3, for every player count: invariants "
                                    "by induction, rankings and bounds by induction, undecided points proved "
                                    "unreachable or reached, deadlocks and run-time errors ruled out. What is not "
-                                   "proved is searched for by bounded model checking; every counterexample is "
-                                   "replayed in the interpreter before it is reported. Statuses: proved, bounded "
+                                   "proved is searched for in random games, by a directed search of the interpreter "
+                                   "(from the states nearest each goal) and by bounded model checking; every "
+                                   "counterexample and witness is replayed in the interpreter before it is reported. Statuses: proved, bounded "
                                    "(k = depth), violated (with a trace), unknown (time-out or unsupported), and "
                                    "for reachability reachable / unreachable. With no SPEC: every spec under spec/.")
     v.add_argument("specs", nargs="*", metavar="SPEC", help=".rules files or folders (default: spec/)")
@@ -97,6 +98,10 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--games", type=int, default=100, metavar="G",
                    help="random games played for witnesses deeper than the bounded search: a gap reached, a "
                         "sanity goal reached, or a violation found there is a real trace (default 100; 0: none)")
+    v.add_argument("--explore", type=int, default=200_000, metavar="MOVES",
+                   help="moves of a directed search for the goals, undecided points and violations the random "
+                        "games missed: play goes on from the states nearest each goal; what it finds is "
+                        "replayed and real, finding nothing proves nothing (default 200,000; 0: none)")
     v.add_argument("--jobs", type=_positive, metavar="J",
                    help="player counts (and specs) verified at once, each in its own process (default: the "
                         "number of processors)")

@@ -257,7 +257,7 @@ def cmd_docs(args) -> int:
 
 # ---- verify --------------------------------------------------------------------------------
 
-def _verify_one(path: str, n: int, depth: int, timeout: float, games: int):
+def _verify_one(path: str, n: int, depth: int, timeout: float, games: int, explore: int):
     """One spec at one player count (run in a worker process): its results and seconds."""
     import time
 
@@ -265,7 +265,7 @@ def _verify_one(path: str, n: int, depth: int, timeout: float, games: int):
 
     t0 = time.perf_counter()
     spec, _warnings = load_spec(path)
-    return Verifier(spec, n, depth, timeout, games).run(), time.perf_counter() - t0
+    return Verifier(spec, n, depth, timeout, games, explore).run(), time.perf_counter() - t0
 
 
 def cmd_verify(args) -> int:
@@ -285,7 +285,7 @@ def cmd_verify(args) -> int:
         loaded.append((path, spec, counts))
     tasks = [(path, n) for path, _spec, counts in loaded for n in counts]
     jobs = min(args.jobs or os.cpu_count() or 1, len(tasks))
-    games = max(args.games, 0)
+    games, explore = max(args.games, 0), max(args.explore, 0)
     done: dict = {}
     if jobs <= 1:
         for path, spec, counts in loaded:
@@ -298,13 +298,13 @@ def cmd_verify(args) -> int:
                     def tick():
                         ticks[0] += 1
                         bar(ticks[0])
-                    done[(path, n)] = (Verifier(spec, n, args.depth, args.timeout, games).run(tick),
+                    done[(path, n)] = (Verifier(spec, n, args.depth, args.timeout, games, explore).run(tick),
                                        time.perf_counter() - t0)
     else:
         # each (spec, player count) in its own process; Z3 uses one processor per query
         with progress_bar(len(tasks), f"verify ({jobs} at once)") as bar, \
                 concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = {pool.submit(_verify_one, path, n, args.depth, args.timeout, games): (path, n)
+            futures = {pool.submit(_verify_one, path, n, args.depth, args.timeout, games, explore): (path, n)
                        for path, n in tasks}
             for k, fut in enumerate(concurrent.futures.as_completed(futures), 1):
                 done[futures[fut]] = fut.result()

@@ -58,14 +58,21 @@ class Result:
                 "trace": self.trace.to_json() if self.trace else None}
 
 
+EXPLORE = 200_000  # moves of the directed search (explore.py), per player count
+
+
 class Verifier:
     """All proof obligations of one spec for one player count."""
 
-    def __init__(self, spec: ir.Spec, players: int, depth: int = 8, timeout: float = 30.0, games: int = 100):
+    def __init__(self, spec: ir.Spec, players: int, depth: int = 8, timeout: float = 30.0, games: int = 100,
+                 explore: int = EXPLORE):
         self.spec = spec
         self.n = players
         self.depth = depth
         self.games = games  # random games played for witnesses the bounded search is too shallow to find
+        self.explore = explore  # moves of the directed search for what the random games did not reach
+        self._explored = None
+        self._unproved: set[str] = set()
         self.timeout_ms = int(timeout * 1000)
         self.enc = Encoder(spec, players)
         self.results: list[Result] = []
@@ -403,6 +410,7 @@ class Verifier:
                     broken[name] = f"not preserved by {a.name}"
                     changed = True
         seconds = time.perf_counter() - t0
+        self._unproved = {p.name for p in self.invariants if p.name not in candidates and p.name not in unknown}
         for p in self.invariants:
             if p.name in candidates:
                 self.results.append(Result(p.name, "invariant", self.n, "proved", seconds,
@@ -537,6 +545,66 @@ class Verifier:
             self._plain = Program(self.spec, self.n)
         return self._plain
 
+    def exploration(self):
+        """The directed search (explore.py) for what the random games did not reach: the reachability
+        goals, the undecided points, violations of the invariants not proved. Run once, when first
+        needed (after the induction, so that the invariants not proved are known); None when off."""
+        if self._explored is None and self.explore:
+            from .explore import explore, gap_goal, state_goal
+            from .simulate import gap_finding
+
+            sim, prog = self.simulation(), self.interpreter()
+            met = set(sim.witnesses) | set(sim.findings) if sim is not None else set()
+            goals = [state_goal(prog, p.name, p.expr) for p in self.spec.properties
+                     if p.kind == "reachable" and p.name not in met]
+            goals += [state_goal(prog, f"violation:{p.name}", p.expr, negated=True) for p in self.invariants
+                      if p.name in self._unproved and f"violation:{p.name}" not in met]
+            gaps: dict[str, list] = {}
+            for u in self.spec.undecided:
+                gaps.setdefault(gap_finding(self.spec, u.id).key, []).append(u.id)
+            goals += [gap_goal(prog, key, ids) for key, ids in gaps.items() if key not in met]
+            if goals:
+                self._explored = explore(prog, goals, "verify", self.explore)
+        return self._explored
+
+    def from_exploration(self, p: ir.Property, key: str, t0, gap=None) -> bool:
+        """Report what the directed search found for this goal, after replaying it in a fresh
+        interpreter and checking it there (a reachability goal holds at the end, an invariant is
+        false, the last move steps into the undecided point); False when it found nothing."""
+        ex = self.exploration()
+        f = ex.found.get(key) if ex is not None else None
+        if f is None:
+            return False
+        from .simulate import record_trace
+
+        prog = self.interpreter()
+        game = prog.start(f.seed, f.params)
+        ok = True
+        try:
+            for move in f.moves:
+                game.step(move, check=False)
+        except Gap as exc:
+            ok = gap is not None and self.spec.undecided[exc.id].span == gap.span and game.moves == f.moves[:-1]
+        else:
+            fn = dict(prog.reachables + prog.invariants)[p] if gap is None else None
+            ok = fn is not None and bool(fn(game.S, game.P)) == (p.kind == "reachable")
+        trace = record_trace(prog, f.seed, f.params, f.moves)
+        if not ok:  # the search and a fresh replay disagree: reported, never trusted
+            self.add(p, "unknown", t0, f"spurious: the directed search's witness ({len(f.moves)} moves) does not "
+                                       "reach it when replayed", depth=len(f.moves), trace=trace,
+                     kind="undecided" if gap is not None else None)
+            return True
+        how = f"a directed search of {ex.moves} moves reached it after {len(f.moves)} (replayed)"
+        if gap is not None:
+            self.add(p, "reachable", t0, f"{gap.reason}: {how}", depth=len(f.moves), trace=trace, kind="undecided")
+        elif p.kind == "reachable":
+            self.add(p, "reachable", t0, how, depth=len(f.moves), trace=trace)
+        else:
+            self.add(p, "violated", t0, f"violated: a directed search of {ex.moves} moves found a play of "
+                                        f"{len(f.moves)} moves that breaks it (replayed)", depth=len(f.moves),
+                     trace=trace)
+        return True
+
     def from_simulation(self, p: ir.Property, key: str, t0, kind=None) -> bool:
         """Report a violation found in simulated games (a real trace); False when there is none."""
         found = self.simulated(key)
@@ -559,6 +627,8 @@ class Verifier:
         t0 = time.perf_counter()
         cti = self.cti_text(p)
         if self.from_simulation(p, f"violation:{p.name}", t0):
+            return
+        if self.from_exploration(p, f"violation:{p.name}", t0):
             return
         try:
             u = self.unrolling()
@@ -589,7 +659,10 @@ class Verifier:
             self.add(p, "unknown", t0, f"{lead}bounded search stopped at depth {i}: {reason}", depth=i, kind=kind)
 
     def games_note(self) -> str:
-        return f" nor in {self.games} simulated games" if self.games else ""
+        note = f" nor in {self.games} simulated games" if self.games else ""
+        if self._explored is not None:
+            note += f"{' or' if note else ' nor'} by a directed search of {self._explored.moves} moves"
+        return note
 
     def add(self, p: ir.Property, status, t0, message, depth=None, trace=None, kind=None):
         self.results.append(Result(p.name, kind or p.kind, self.n, status, time.perf_counter() - t0, message, depth,
@@ -815,6 +888,8 @@ class Verifier:
             self.add(p, "reachable", t0, f"reached in a simulated game after {len(w.steps)} moves (a real trace)",
                      depth=len(w.steps), trace=w)
             return
+        if self.from_exploration(p, p.name, t0):
+            return
         try:
             u = self.unrolling()
             for i in range(self.depth + 1):
@@ -863,7 +938,7 @@ class Verifier:
                 self.add(prop, "unreachable", t0, f"{u_pt.reason}: not reachable in any state the invariants allow",
                          kind="undecided")
                 continue
-            if self.gap_simulated(prop, u_pt, t0):
+            if self.gap_simulated(prop, u_pt, t0) or self.from_exploration(prop, prop.name, t0, u_pt):
                 continue
             try:
                 un = self.unrolling()
@@ -1450,9 +1525,9 @@ def _same_value(t, prover, interp, enc) -> bool:
 
 
 def verify_spec(spec: ir.Spec, players: int, depth: int = 8, timeout: float = 30.0, progress=None,
-                games: int = 100) -> list[Result]:
+                games: int = 100, explore: int = EXPLORE) -> list[Result]:
     """Every property of a spec for one player count, with the statuses the module docstring defines."""
-    return Verifier(spec, players, depth, timeout, games).run(progress)
+    return Verifier(spec, players, depth, timeout, games, explore).run(progress)
 
 
 __all__ = ["Result", "Verifier", "verify_spec", "BagT", "PlayerT", "is_false", "concrete"]

@@ -1,0 +1,115 @@
+"""The directed search (verifier/explore.py): distances, and witnesses random games and the bounded
+search miss, each replayed before it is reported."""
+
+from __future__ import annotations
+
+from verifier.backends.interpreter import Program
+from verifier.explore import distance, explore, gap_goal, state_goal
+from verifier.verify import Verifier
+
+from conftest import compile_text
+
+# Thirty ups in a row reach the summit; a random player falls half the time, so random games
+# (2^-30 per try) and a bounded search of 8 moves do not get there.
+CLIMB = """
+game climb "Climb"
+players 2..2 cite "P" "two"
+enum Phase { going, over }
+var phase: Phase
+var height: 0..40
+var steps: 0..200
+var rested: bool
+init cite "S" "start at the bottom" { height := 0 }
+/// Climb one step.
+action up(p: Player) by p cite "R" "up" when phase == going and height < 40 and steps < 200 {
+  height += 1
+  steps += 1
+}
+/// Fall back to the bottom.
+action fall(p: Player) by p cite "R" "fall" when phase == going and steps < 200 {
+  height := 0
+  steps += 1
+}
+/// Rest on the high ledge: the rules do not say what happens.
+action rest(p: Player) by p cite "R" "ledge" when phase == going and height >= 20 and steps < 200 {
+  undecided "resting on the ledge" cite "R" "ledge"
+}
+/// The climb ends.
+action stop() cite "R" "stop" when phase == going and steps >= 200 { phase := over }
+end done cite "E" "e": phase == over
+/// The summit is reachable.
+reachable summit cite "R" "top": height >= 30
+/// Nobody climbs past 35.
+invariant below cite "R" "top" expect violated "thirty-six ups in a row": height <= 35
+"""
+
+
+def _prop(spec, name):
+    return next(p for p in spec.properties if p.name == name)
+
+
+def test_distance_is_zero_exactly_where_the_expression_holds_and_shrinks_towards_it():
+    spec = compile_text(CLIMB)
+    prog = Program(spec, 2)
+    game = prog.start("d")
+    summit = distance(prog, _prop(spec, "summit").expr)
+    below_broken = distance(prog, _prop(spec, "below").expr, negated=True)
+    h = [v.name for v in spec.state].index("height")
+    seen = []
+    for height in (0, 10, 29, 30, 40):
+        game.S[h] = height
+        seen.append((summit(game.S, game.P), below_broken(game.S, game.P)))
+    assert [d == 0 for d, _ in seen] == [False, False, False, True, True]
+    assert [d == 0 for _, d in seen] == [False, False, False, False, True]
+    assert seen[0][0] > seen[1][0] > seen[2][0] > 0       # nearer, smaller
+    assert all(0 <= d <= 1 for pair in seen for d in pair)
+
+
+def test_a_conjunction_counts_its_right_part_only_once_the_left_holds():
+    spec = compile_text(CLIMB.replace("reachable summit cite \"R\" \"top\": height >= 30",
+                                      "reachable summit cite \"R\" \"top\": phase == over and height >= 30"))
+    prog = Program(spec, 2)
+    game = prog.start("d")
+    d = distance(prog, _prop(spec, "summit").expr)
+    names = [v.name for v in spec.state]
+    game.S[names.index("height")] = 30
+    going = d(game.S, game.P)
+    game.S[names.index("phase")] = 1
+    assert going >= 1 and d(game.S, game.P) == 0
+
+
+def test_the_search_reaches_what_random_play_misses_and_is_reproducible():
+    spec = compile_text(CLIMB)
+
+    def search():
+        prog = Program(spec, 2)
+        goals = [state_goal(prog, "summit", _prop(spec, "summit").expr),
+                 gap_goal(prog, "gap", [u.id for u in spec.undecided])]
+        return explore(prog, goals, "s", 20_000)
+    first, again = search(), search()
+    assert set(first.found) == {"summit", "gap"}
+    assert first.found["summit"].moves == again.found["summit"].moves and first.moves == again.moves
+    # the witness is a play: replayed from its seed it ends on the summit
+    f = first.found["summit"]
+    game = Program(spec, 2).start(f.seed, f.params)
+    for move in f.moves:
+        assert game.is_legal(move)
+        game.step(move)
+    assert game.S[[v.name for v in spec.state].index("height")] >= 30
+
+
+def test_verify_reports_the_search_s_witnesses_with_replayed_traces():
+    spec = compile_text(CLIMB)
+    r = {x.property: x for x in Verifier(spec, 2, 8, 20, 100).run()}
+    assert r["summit"].status == "reachable" and "directed search" in r["summit"].message
+    assert r["summit"].trace is not None and len(r["summit"].trace) >= 30
+    assert r["below"].status == "violated" and r["below"].trace.outcome["kind"] == "violation"
+    gap = next(x for x in r.values() if x.kind == "undecided")
+    assert gap.status == "reachable" and gap.trace.outcome["kind"] == "gap"
+
+
+def test_without_the_search_the_same_goals_stay_bounded():
+    spec = compile_text(CLIMB)
+    r = {x.property: x for x in Verifier(spec, 2, 8, 20, 100, explore=0).run()}
+    assert r["summit"].status == "bounded" and r["below"].status == "bounded"
+    assert next(x for x in r.values() if x.kind == "undecided").status == "bounded"
