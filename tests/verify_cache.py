@@ -52,6 +52,11 @@ def stale(entry: dict, text: str) -> str | None:
     return None
 
 
+def _explore() -> int:
+    from verifier.verify import EXPLORE
+    return EXPLORE
+
+
 def results(spec, players: int, depth: int, timeout: float) -> list[dict]:
     from verifier.verify import Verifier
 
@@ -72,8 +77,13 @@ def _one(rel: str, n: int, timeout: float):
     return results(spec, n, SPEC_DEPTH, timeout), time.perf_counter() - t0
 
 
-def run_specs(timeout: float, only: list[str] | None = None, jobs: int = 1) -> None:
-    """Every (spec, player count) in its own process, at most `jobs` at once."""
+def run_specs(timeout: float, only: list[str] | None = None, jobs: int = 1,
+              players: list[int] | None = None) -> None:
+    """Every (spec, player count) in its own process, at most `jobs` at once.
+
+    Each count is written as soon as it finishes, into the spec's entry: the counts already cached for
+    the same spec text are kept, an entry for another text is started afresh. So one count at a time
+    can be run (`--players 5`, also from two shells at once), and a run cut short keeps what finished."""
     import concurrent.futures
 
     from verifier.pipeline import load_spec
@@ -87,21 +97,34 @@ def run_specs(timeout: float, only: list[str] | None = None, jobs: int = 1) -> N
             continue
         spec, _ = load_spec(rel)
         name = f"{spec.game}-{spec.edition}.json" if spec.edition else f"{spec.game}.json"
-        entries[rel] = (name, {"spec": rel, "sha256": sha(path.read_text(encoding="utf-8")), "depth": SPEC_DEPTH,
-                               "timeout": timeout, "prover": prover_digest(), "date": time.strftime("%Y-%m-%d"),
-                               "players": {}}, spec.max_players - spec.min_players + 1)
-        tasks += [(rel, n) for n in range(spec.min_players, spec.max_players + 1)]
+        digest = sha(path.read_text(encoding="utf-8"))
+        old = json.loads((DATA / name).read_text(encoding="utf-8")) if (DATA / name).exists() else {}
+        kept = old.get("players", {}) if old.get("sha256") == digest else {}
+        entries[rel] = (name, {"spec": rel, "sha256": digest, "depth": SPEC_DEPTH, "timeout": timeout,
+                               "explore": _explore(),
+                               "prover": prover_digest(), "date": time.strftime("%Y-%m-%d"), "players": kept,
+                               "seconds": old.get("seconds", {}) if kept else {}})
+        counts = range(spec.min_players, spec.max_players + 1)
+        tasks += [(rel, n) for n in counts if not players or n in players]
+    if not tasks:
+        sys.exit("verify_cache: nothing to run (check --only and --players)")
     with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = {pool.submit(_one, rel, n, timeout): (rel, n) for rel, n in tasks}
         for fut in concurrent.futures.as_completed(futures):
             rel, n = futures[fut]
             rs, seconds = fut.result()
-            name, entry, counts = entries[rel]
-            entry["players"][str(n)] = rs
+            name, entry = entries[rel]
             print(f"{rel} {n} players: {seconds:.0f} s", flush=True)
-            if len(entry["players"]) == counts:  # written once every count is in, in player order
-                entry["players"] = dict(sorted(entry["players"].items(), key=lambda kv: int(kv[0])))
-                (DATA / name).write_text(json.dumps(entry, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            # read again: another run of this script (another player count) may have written since
+            now = json.loads((DATA / name).read_text(encoding="utf-8")) if (DATA / name).exists() else {}
+            if now.get("sha256") == entry["sha256"]:
+                entry["players"] = {**now["players"], **entry["players"]}
+                entry["seconds"] = {**now.get("seconds", {}), **entry["seconds"]}
+            entry["players"][str(n)] = rs
+            entry["seconds"][str(n)] = round(seconds, 1)
+            entry["players"] = dict(sorted(entry["players"].items(), key=lambda kv: int(kv[0])))
+            entry["seconds"] = dict(sorted(entry["seconds"].items(), key=lambda kv: int(kv[0])))
+            (DATA / name).write_text(json.dumps(entry, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def _mutant_one(mid: str, timeout: float):
@@ -131,7 +154,7 @@ def run_mutants(timeout: float, only: list[str] | None = None, jobs: int = 1) ->
             m = futures[fut]
             rs, seconds = fut.result()
             cache[m.id] = {"spec": m.spec, "sha256": sha(m.text()), "players": m.players, "depth": m.depth,
-                           "timeout": timeout, "prover": prover_digest(), "date": time.strftime("%Y-%m-%d"),
+                           "timeout": timeout, "explore": _explore(), "prover": prover_digest(), "date": time.strftime("%Y-%m-%d"),
                            "seconds": round(seconds, 1), "results": rs}
             print(f"{m.id}: {seconds:.0f} s, {sum(r['status'] == 'violated' for r in rs)} violated", flush=True)
             ordered = {x.id: cache[x.id] for x in MUTANTS if x.id in cache}
@@ -143,11 +166,12 @@ def main(argv=None) -> int:
     ap.add_argument("what", nargs="?", choices=["specs", "mutants", "all"], default="all")
     ap.add_argument("--timeout", type=float, default=TIMEOUT)
     ap.add_argument("--only", nargs="*", help="spec paths or mutant ids")
+    ap.add_argument("--players", type=int, nargs="*", help="only these player counts (specs)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="spec runs at once (default: processors)")
     args = ap.parse_args(argv)
     sys.setrecursionlimit(10_000)
     if args.what in ("specs", "all"):
-        run_specs(args.timeout, args.only, args.jobs)
+        run_specs(args.timeout, args.only, args.jobs, args.players)
     if args.what in ("mutants", "all"):
         run_mutants(args.timeout, args.only, args.jobs)
     return 0
