@@ -184,6 +184,17 @@ def _supply(program: Program, only=None):
     return lambda S: sum(sum(S[i]) if bag else len(S[i]) for i, bag in parts)
 
 
+def frontier(cells: dict) -> list:
+    """The cells no other cell beats in both how far the game has come (a smaller ranking) and the
+    cards left where running out is undecided (more)."""
+    out, best = [], None
+    for (level, left), node in sorted(cells.items(), key=lambda kv: (kv[0][0], -kv[0][1])):
+        if best is None or left > best:
+            out.append(node)
+            best = left
+    return out
+
+
 def _holds(w, g: Game) -> bool:
     try:
         return bool(w(g.S, g.P))
@@ -226,8 +237,9 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
 
     def consider(gi: int, g: Game):
         """Check the goals in this state; keep it in the pools it is among the nearest of, and in
-        its cell (how far the game has come, the cards left where running out is undecided, how
-        near each goal is) when the cell is new or this state is nearer the goals."""
+        its cell (how far the game has come by the whole-game rankings' first two components, the
+        cards left where running out is undecided) when the cell is new or this state is nearer
+        the goals."""
         S, P = g.S, g.P
         dists = {}
         for key, goal in list(todo.items()):
@@ -241,13 +253,13 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
                 dists[key] = d
         if not dists:
             return
-        sig = (gi, repr(S))
+        sig = hash((gi, repr(S)))
         if sig in seen:
             return
         seen.add(sig)
         prog, level, left = progress_of(g), level_of(g), supply(S)
         node = _Node(gi, g.snapshot(), g.chance.getstate(), list(g.moves), prog, sum(dists.values()))
-        cell = (tuple(r[:2] for r in prog), left // 4, tuple(round(d, 1) for d in dists.values()))
+        cell = (tuple(r[:2] for r in progress_of(g, whole)), left // 4)
         old = cells.get(cell)
         if old is None or node.dist < old.dist:
             if old is not None:
@@ -315,6 +327,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         consider(i, g)
     for i, g in enumerate(games):
         play(i, g, rollout)
+    turn = 0
     while todo and out.moves < budget:
         before = out.moves
         for key in list(todo):
@@ -322,9 +335,11 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
             bucket = pools.get(key)
             if bucket:
                 go(min(bucket[: max(1, len(bucket) // 3)], key=lambda n: (n.chosen, rng.random())))
-            # and new ground: a cell chosen seldom so far (Go-Explore's selection)
+            # and new ground: a cell chosen seldom so far (Go-Explore's selection), every other
+            # time one of the frontier: no other cell is as far in the game with as many cards left
             if cells and out.moves < budget and key in todo:
-                nodes = list(cells.values())
+                turn += 1
+                nodes = frontier(cells) if turn % 2 else list(cells.values())
                 go(rng.choices(nodes, weights=[1.0 / (1 + n.chosen) ** 0.5 for n in nodes])[0])
             if out.moves >= budget:
                 break
