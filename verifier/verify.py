@@ -745,8 +745,10 @@ class Verifier:
         cond, cf, cc = self.value(p.cond, self.pre, tag=f"rank.{p.name}.cond")
         ranks = [self.value(r, self.pre, tag=f"rank.{p.name}.r") for r in p.ranks]
         failing = []
-        for a in self.spec.actions:
-            st = self.steps[a.name]
+        assume = self.assumptions(self.assumed)
+
+        def breaks(a, st, timeout_ms=None):
+            """Whether this step (an action's, or one case of it) may fail to decrease the ranking."""
             cond2, cf2, cc2 = self.value(p.cond, st.state, tag=f"rank.{p.name}.cond2")
             ranks2 = [self.value(r, st.state, tag=f"rank.{p.name}.r2") for r in p.ranks]
             nonneg = AND(*[v >= 0 for v, _f, _c in ranks])
@@ -754,8 +756,19 @@ class Verifier:
             ok = AND(nonneg, NOT(OR(*[f for _v, f, _c in ranks])),
                      OR(AND(NOT(cond2), NOT(cf2)), AND(dec, NOT(OR(*[f for _v, f, _c in ranks2])))))
             extra = [c for _v, _f, cs in ranks + ranks2 for c in cs]
-            r, _m, why = self.ask(a, *self.assumptions(self.assumed), st.alive, cond, NOT(cf), *cc, *cc2, *extra,
-                                  NOT(ok))
+            facts = [*assume, st.alive, cond, NOT(cf), *cc, *cc2, *extra, NOT(ok)]
+            if timeout_ms is not None:
+                return self.ask_step(st, *facts, timeout_ms=timeout_ms)
+            return self.settle(a, st, *facts)
+
+        for a in self.spec.actions:
+            # the whole step briefly; then split (by the player parameters' values, by paths)
+            r, _m, why = breaks(a, self.steps[a.name], self.QUICK_MS)
+            if r == z3.unknown:
+                for st in self.cases(a) or [self.steps[a.name]]:
+                    r, _m, why = breaks(a, st)
+                    if r != z3.unsat:
+                        break
             if r == z3.sat:
                 failing.append(a.name)
             elif r == z3.unknown:
