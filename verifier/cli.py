@@ -98,10 +98,10 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--games", type=int, default=100, metavar="G",
                    help="random games played for witnesses deeper than the bounded search: a gap reached, a "
                         "sanity goal reached, or a violation found there is a real trace (default 100; 0: none)")
-    v.add_argument("--explore", type=int, default=200_000, metavar="MOVES",
+    v.add_argument("--explore", type=int, default=400_000, metavar="MOVES",
                    help="moves of a directed search for the goals, undecided points and violations the random "
                         "games missed: play goes on from the states nearest each goal; what it finds is "
-                        "replayed and real, finding nothing proves nothing (default 200,000; 0: none)")
+                        "replayed and real, finding nothing proves nothing (default 400,000; 0: none)")
     v.add_argument("--jobs", type=_positive, metavar="J",
                    help="player counts (and specs) verified at once, each in its own process (default: the "
                         "number of processors)")

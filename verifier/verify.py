@@ -58,7 +58,7 @@ class Result:
                 "trace": self.trace.to_json() if self.trace else None}
 
 
-EXPLORE = 200_000  # moves of the directed search (explore.py), per player count
+EXPLORE = 400_000  # moves of the directed search (explore.py), per player count
 
 
 class Verifier:
