@@ -30,9 +30,13 @@ action fall(p: Player) by p cite "R" "fall" when phase == going and steps < 200 
   height := 0
   steps += 1
 }
-/// Rest on the high ledge: the rules do not say what happens.
-action rest(p: Player) by p cite "R" "ledge" when phase == going and height >= 20 and steps < 200 {
-  undecided "resting on the ledge" cite "R" "ledge"
+/// Rest: on the high ledge the rules do not say what happens.
+action rest(p: Player) by p cite "R" "ledge" when phase == going and steps < 200 {
+  steps += 1
+  for q in Player where q == p {
+    let above = height - 20
+    if above >= 0 { undecided "resting on the ledge" cite "R" "ledge" }
+  }
 }
 /// The climb ends.
 action stop() cite "R" "stop" when phase == going and steps >= 200 { phase := over }
@@ -63,6 +67,22 @@ def test_distance_is_zero_exactly_where_the_expression_holds_and_shrinks_towards
     assert [d == 0 for _, d in seen] == [False, False, False, False, True]
     assert seen[0][0] > seen[1][0] > seen[2][0] > 0       # nearer, smaller
     assert all(0 <= d <= 1 for pair in seen for d in pair)
+
+
+def test_an_undecided_point_is_as_far_as_the_way_into_it():
+    spec = compile_text(CLIMB)
+    prog = Program(spec, 2)
+    game = prog.start("d")
+    goal = gap_goal(prog, "ledge", [u.id for u in spec.undecided])
+    h = [v.name for v in spec.state].index("height")
+    seen = []
+    for height in (0, 10, 19, 20):
+        game.S[h] = height
+        seen.append((goal.dist(game.S, game.P), goal.hint[0]))
+    assert seen[0][0] > seen[1][0] > seen[2][0] > 0 and seen[3][0] == 0
+    assert seen[3][1] is not None and spec.actions[seen[3][1][0]].name == "rest"
+    game.S[[v.name for v in spec.state].index("phase")] = 1      # over: rest is not enabled
+    assert goal.dist(game.S, game.P) >= 2
 
 
 def test_a_conjunction_counts_its_right_part_only_once_the_left_holds():

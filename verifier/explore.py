@@ -64,33 +64,107 @@ def free_locals(e: ir.Expr, names: set[str]) -> bool:
     return any(isinstance(x, ir.Local) and x.name in names for x in _walk(e))
 
 
-def distance(program: Program, e: ir.Expr, negated: bool = False):
-    """A function (S, P) -> float, 0 exactly when `e` (or `not e`) holds, else in (0, number of parts]."""
+def _compile(program: Program, e: ir.Expr, env=(), source=None):
+    """A function (S, P, *locals) -> the expression's value (or the Python source's)."""
+    from .backends.pycode import _py
+
     gen = program.gen
+    params = "S, P" + "".join(", " + _py(n) for n in env)
+    return gen._compile_one(params, lambda: gen.emit(f"return {source or gen.ex(e)}", 1), pure=True)
+
+
+def distance(program: Program, e: ir.Expr, negated: bool = False, env=()):
+    """A function (S, P, *locals) -> float, 0 exactly when `e` (or `not e`) holds; env names the
+    locals the expression may read, in the order given."""
+    return _distance(program, e, negated, env)[0]
+
+
+def _distance(program: Program, e: ir.Expr, negated: bool, env):
+    """(function, levels): the distance lies in [0, levels], levels being the number of parts a
+    conjunction chains (search-based testing's approach level): a conjunction whose left part
+    fails is further than any state where the left part holds, so it counts the right part's levels
+    plus the left part's distance; a disjunction is its nearer part; a comparison or any other
+    part is in (0, 1] when it fails."""
     if isinstance(e, ir.Unary) and e.op == "not":
-        return distance(program, e.operand, not negated)
+        return _distance(program, e.operand, not negated, env)
     if isinstance(e, ir.Binary) and e.op in ("and", "or", "implies"):
         left_neg = negated if e.op != "implies" else not negated
-        left = distance(program, e.left, left_neg)
-        right = distance(program, e.right, negated)
-        conj = (e.op == "and") != negated  # not (a or b) = not a and not b; not (a -> b) = a and not b
-        if conj:
-            # the right part counts as unmet while the left is not met (search-based testing's
-            # approach level): a costly right part is evaluated only where the left one holds
-            def both(S, P):
-                d = left(S, P)
-                return d + 1.0 if d else right(S, P)
-            return both
-        return lambda S, P: min(left(S, P), right(S, P))
+        left, ll = _distance(program, e.left, left_neg, env)
+        right, rl = _distance(program, e.right, negated, env)
+        if (e.op == "and") != negated:  # not (a or b) = not a and not b; not (a -> b) = a and not b
+            # the right part is evaluated only where the left one holds: a costly right part
+            # costs nothing while the left part fails
+            def both(S, P, *v):
+                d = left(S, P, *v)
+                return rl + d if d else right(S, P, *v)
+            return both, ll + rl
+        return (lambda S, P, *v: min(left(S, P, *v), right(S, P, *v))), max(ll, rl)
     if isinstance(e, ir.Binary) and e.op in _CMP:
         op = _NEGATE[e.op] if negated else e.op
-        lf, rf = gen.compile_expr(e.left), gen.compile_expr(e.right)
-        return lambda S, P: _cmp_distance(op, lf(S, P), rf(S, P))
+        lf, rf = _compile(program, e.left, env), _compile(program, e.right, env)
+        return (lambda S, P, *v: _cmp_distance(op, lf(S, P, *v), rf(S, P, *v))), 1
     if isinstance(e, ir.Lit) and isinstance(e.value, bool):
         d = 0.0 if e.value != negated else 1.0
-        return lambda S, P: d
-    f = gen.compile_expr(e)
-    return (lambda S, P: 1.0 if f(S, P) else 0.0) if negated else (lambda S, P: 0.0 if f(S, P) else 1.0)
+        return (lambda S, P, *v: d), 1
+    f = _compile(program, e, env)
+    if negated:
+        return (lambda S, P, *v: 1.0 if f(S, P, *v) else 0.0), 1
+    return (lambda S, P, *v: 0.0 if f(S, P, *v) else 1.0), 1
+
+
+def _paths_to(stmts, ids, frames=()):
+    """The ways into an undecided point with one of these ids: the loops, lets and branches on the
+    way, outermost first (the statements that change the state on the way are not followed)."""
+    for st in stmts:
+        if isinstance(st, ir.Undecided) and st.id in ids:
+            yield frames
+        elif isinstance(st, ir.If):
+            yield from _paths_to(st.then, ids, frames + (("if", st.cond, False),))
+            yield from _paths_to(st.other, ids, frames + (("if", st.cond, True),))
+        elif isinstance(st, ir.For):
+            yield from _paths_to(st.body, ids, frames + (("for", st),))
+        elif isinstance(st, ir.Let):
+            frames = frames + (("let", st),)
+
+
+def _path_distance(program: Program, frames, env: tuple, i: int = 0):
+    """((S, P, values of env) -> how far a move is from taking this way, on the state before it;
+    levels): a branch or loop filter that fails counts its distance plus the levels of the
+    conditions after it (the approach level); a loop takes its nearest element, an empty loop
+    counts 1 plus the levels after it; a let is evaluated on the way. A heuristic: a move's
+    earlier statements may change what the later conditions read."""
+    if i == len(frames):
+        return (lambda S, P, v: 0.0), 0
+    kind, x = frames[i][0], frames[i][1]
+    if kind == "if":
+        cond, cl = _distance(program, x, frames[i][2], env)
+        rest, rl = _path_distance(program, frames, env, i + 1)
+
+        def branch(S, P, v):
+            d = cond(S, P, *v)
+            return rl + d if d else rest(S, P, v)
+        return branch, cl + rl
+    if kind == "let":
+        value = _compile(program, x.value, env)
+        rest, rl = _path_distance(program, frames, env + (x.name,), i + 1)
+        return (lambda S, P, v: rest(S, P, v + (value(S, P, *v),))), rl
+    inner = env + (x.var,)
+    items = _compile(program, None, env, source=f"list({program.gen.iter_src(x.domain, with_dups=True)})")
+    where, wl = _distance(program, x.where, False, inner) if x.where is not None else (None, 1)
+    rest, rl = _path_distance(program, frames, inner, i + 1)
+
+    def loop(S, P, v):
+        best = rl + wl
+        for item in items(S, P, *v):
+            w = v + (item,)
+            dw = where(S, P, *w) if where is not None else 0.0
+            d = rl + dw if dw else rest(S, P, w)
+            if d < best:
+                best = d
+                if d == 0:
+                    break
+        return best
+    return loop, wl + rl
 
 
 def _gaps_in(stmts) -> set[int]:
@@ -107,37 +181,62 @@ def _gaps_in(stmts) -> set[int]:
 
 @dataclass
 class Goal:
-    """A state to reach (dist is 0 there) or an undecided point to step into (gaps: its ids)."""
+    """A state to reach (dist is 0 there) or an undecided point to step into (gaps: its ids; dist
+    is 0 where a legal move seems to take the way into it, that move kept in `hint`)."""
 
     key: str
     dist: object                       # (S, P) -> float
     gaps: frozenset = frozenset()      # for an undecided point: the ids of its inlined copies
+    hint: list = field(default_factory=lambda: [None])
 
 
 def state_goal(program: Program, key: str, expr: ir.Expr, negated: bool = False) -> Goal:
     return Goal(key, distance(program, expr, negated))
 
 
+MOVES_WEIGHED = 64  # an undecided point's distance: at most this many legal moves of an action looked at
+
+
 def gap_goal(program: Program, key: str, ids) -> Goal:
-    """Distance: to enabling the nearest action that holds the point (its choice-free conjuncts)."""
+    """Distance: where an action holding the point has legal moves, the nearest of them to taking
+    the way into it (_path_distance); further than that, the distance to enabling such an action
+    (its guard's conjuncts that do not name the move's choices), or for a pile that runs out, the
+    cards left in it and its refill pile."""
     ids = frozenset(ids)
-    guards = []
-    for a in program.spec.actions:
-        if _gaps_in(a.body) & ids:
-            choices = {n for n, _t in a.params}
-            parts = [distance(program, c) for c in a.guard if not free_locals(c, choices)]
-            guards.append(parts)
     spec = program.spec
+    ways = []   # (action index, choice-free guard distances, path distances)
+    top = 1     # further than any way in
+    for i, a in enumerate(spec.actions):
+        if _gaps_in(a.body) & ids:
+            choices = tuple(n for n, _t in a.params)
+            guard = [distance(program, c) for c in a.guard if not free_locals(c, set(choices))]
+            paths = [_path_distance(program, f, choices) for f in _paths_to(a.body, ids)]
+            top = max([top] + [levels + 1 for _fn, levels in paths])
+            ways.append((i, guard, [fn for fn, _levels in paths]))
     piles = [i for i, v in enumerate(spec.state) if v.exhausted_gap is not None and v.exhausted_gap.id in ids]
-    if piles:  # a pile running out with nothing to refill it: as far as the cards left
-        supply = _supply(program, piles)
-        guards.append([lambda S, P: _scale(supply(S))])
-    if not guards:
-        return Goal(key, lambda S, P: 1.0, ids)
+    supply = _supply(program, piles) if piles else None
+    hint = [None]
 
     def dist(S, P):
-        return min(sum(d(S, P) for d in parts) for parts in guards) + 1.0  # + 1: the point itself
-    return Goal(key, dist, ids)
+        best, hint[0] = top + 1.0, None
+        if supply is not None:
+            best = top + _scale(supply(S))
+        for i, guard, paths in ways:
+            moves: list = []
+            program.enumerators[i](S, P, moves)
+            if not moves:
+                best = min(best, top + _scale(sum(d(S, P) for d in guard)))
+                continue
+            for move in moves[:MOVES_WEIGHED]:
+                for path in paths:
+                    try:
+                        d = path(S, P, tuple(move[1]))
+                    except (Fault, Gap):
+                        continue
+                    if d < best:
+                        best, hint[0] = d, move
+        return best
+    return Goal(key, dist, ids, hint)
 
 
 @dataclass
@@ -249,6 +348,9 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
                 continue
             if d == 0 and not goal.gaps:
                 found(key, g, g.moves)
+            elif d == 0 and goal.hint[0] is not None:
+                if not try_gap(g, goal.hint[0], key):
+                    dists[key] = 0.5  # the way looked open but the move did not step into it
             else:
                 dists[key] = d
         if not dists:
@@ -274,6 +376,24 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
             bucket.append(_Node(gi, node.state, node.chance, node.moves, prog, d, rank))
             bucket.sort(key=lambda n: n.key)
             del bucket[pool:]
+
+    def try_gap(g: Game, move, key: str) -> bool:
+        """Whether this move steps into the undecided point of goal `key` (found then); the game
+        is left as it was either way."""
+        saved, chance, count = g.snapshot(), g.chance.getstate(), len(g.moves)
+        try:
+            g.step(move, check=False)
+        except Gap as exc:
+            if exc.id in todo[key].gaps:
+                found(key, g, g.moves[:count] + [move])
+                return True
+        except Fault:
+            pass
+        finally:
+            g.S[:] = saved
+            g.chance.setstate(chance)
+            del g.moves[count:]
+        return False
 
     def step(g: Game, moves: list) -> bool:
         """Play one random legal move, stepping around undecided points (which may be goals);
