@@ -1,7 +1,7 @@
 """Time `rulespec verify` of a spec for each player count: seconds and status counts.
 
 usage: python benchmarks/verify_bench.py [SPEC] [--players 3,4,5] [--jobs J] [--depth K]
-                                         [--timeout S] [--games G] [--out DIR]
+                                         [--timeout S] [--games G] [--explore M] [--out DIR]
 
 Each player count runs as its own `rulespec verify SPEC --players N --json` process (at most J at
 once; J = 1 measures one core per count), timed from start to exit. Prints per player count the
@@ -28,6 +28,8 @@ GOOD = {"proved", "reachable", "unreachable"}
 def run_one(spec: str, n: int, args) -> tuple[int, float, dict, str]:
     cmd = [sys.executable, "-m", "verifier", "verify", spec, "--players", str(n), "--json",
            "--depth", str(args.depth), "--timeout", str(args.timeout), "--games", str(args.games)]
+    if args.explore is not None:
+        cmd += ["--explore", str(args.explore)]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     seconds = time.perf_counter() - t0
@@ -49,6 +51,7 @@ def main(argv=None) -> int:
     ap.add_argument("--depth", type=int, default=8)
     ap.add_argument("--timeout", type=float, default=30)
     ap.add_argument("--games", type=int, default=100)
+    ap.add_argument("--explore", type=int, default=None, help="moves of the directed search (default: verify's)")
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "verify_bench"))
     args = ap.parse_args(argv)
     counts = [int(x) for x in args.players.split(",")]
