@@ -133,3 +133,18 @@ def test_without_the_search_the_same_goals_stay_bounded():
     r = {x.property: x for x in Verifier(spec, 2, 8, 20, 100, explore=0).run()}
     assert r["summit"].status == "bounded" and r["below"].status == "bounded"
     assert next(x for x in r.values() if x.kind == "undecided").status == "bounded"
+
+
+def test_a_goal_z3_calls_unreachable_that_the_search_reaches_is_reported_as_a_defect():
+    import time
+
+    class Unsound(Verifier):  # stands for a Z3 encoding that wrongly rules the summit out
+        def check_reachable(self, p):
+            if p.name != "summit":
+                return super().check_reachable(p)
+            self.add(p, "unreachable", time.perf_counter(), "no state the proved invariants allow satisfies it")
+
+    spec = compile_text(CLIMB)
+    r = {x.property: x for x in Unsound(spec, 2, 8, 20, 100).run()}
+    assert r["summit"].status == "unknown" and "defect" in r["summit"].message
+    assert r["summit"].trace is not None and len(r["summit"].trace) >= 30

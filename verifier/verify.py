@@ -356,7 +356,30 @@ class Verifier:
         self.check_gaps()
         self.check_deadlock()
         self.check_sanity()
+        self.cross_check_exploration()
         return self.results
+
+    def cross_check_exploration(self):
+        """What Z3 proved unreachable, the directed search (when it ran) must not have reached: a
+        goal it reached anyway, replayed, turns the result into unknown, naming the defect."""
+        from .simulate import gap_finding, record_trace
+
+        ex = self._explored
+        if ex is None:
+            return
+        props = {p.name: p for p in self.spec.properties if p.kind == "reachable"}
+        gaps = {gap_finding(self.spec, u.id).key: u for u in self.spec.undecided}
+        for k, r in enumerate(self.results):
+            f = ex.found.get(r.property) if r.status == "unreachable" else None
+            gap = gaps.get(r.property)
+            p = props.get(r.property) or (ir.Property("undecided", r.property, None, None) if gap else None)
+            if f is None or p is None or not self.replays(f, p, gap):
+                continue
+            self.results[k] = Result(r.property, r.kind, self.n, "unknown", r.seconds,
+                                     "Z3 proved it unreachable, but the directed search reached it (replayed after "
+                                     f"{len(f.moves)} moves): a defect of rulespec's Z3 encoding, please report it",
+                                     len(f.moves), r.cite, r.expected_violation, r.span,
+                                     record_trace(self.interpreter(), f.seed, f.params, f.moves))
 
     # ---- invariants ----------------------------------------------------------------------
     def assumptions(self, names) -> list:
@@ -577,18 +600,8 @@ class Verifier:
             return False
         from .simulate import record_trace
 
-        prog = self.interpreter()
-        game = prog.start(f.seed, f.params)
-        ok = True
-        try:
-            for move in f.moves:
-                game.step(move, check=False)
-        except Gap as exc:
-            ok = gap is not None and self.spec.undecided[exc.id].span == gap.span and game.moves == f.moves[:-1]
-        else:
-            fn = dict(prog.reachables + prog.invariants)[p] if gap is None else None
-            ok = fn is not None and bool(fn(game.S, game.P)) == (p.kind == "reachable")
-        trace = record_trace(prog, f.seed, f.params, f.moves)
+        ok = self.replays(f, p, gap)
+        trace = record_trace(self.interpreter(), f.seed, f.params, f.moves)
         if not ok:  # the search and a fresh replay disagree: reported, never trusted
             self.add(p, "unknown", t0, f"spurious: the directed search's witness ({len(f.moves)} moves) does not "
                                        "reach it when replayed", depth=len(f.moves), trace=trace,
@@ -604,6 +617,22 @@ class Verifier:
                                         f"{len(f.moves)} moves that breaks it (replayed)", depth=len(f.moves),
                      trace=trace)
         return True
+
+    def replays(self, f, p: ir.Property, gap=None) -> bool:
+        """Whether a directed search's find replays in a fresh interpreter and does what it claims
+        there: a reachability goal holds at the end, an invariant is false, or (gap: the undecided
+        point) the last move steps into the point."""
+        prog = self.interpreter()
+        game = prog.start(f.seed, f.params)
+        try:
+            for move in f.moves:
+                game.step(move, check=False)
+        except Gap as exc:
+            return gap is not None and self.spec.undecided[exc.id].span == gap.span and game.moves == f.moves[:-1]
+        except Fault:
+            return False
+        fn = dict(prog.reachables + prog.invariants).get(p) if gap is None else None
+        return fn is not None and bool(fn(game.S, game.P)) == (p.kind == "reachable")
 
     def from_simulation(self, p: ir.Property, key: str, t0, kind=None) -> bool:
         """Report a violation found in simulated games (a real trace); False when there is none."""
