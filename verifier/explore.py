@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from . import ir
 from .backends.interpreter import Game, Program
 from .backends.runtime import Fault, Gap, copy
+from .simulate import may_reach_gap
 
 _CMP = {"==", "!=", "<", "<=", ">", ">="}
 _NEGATE = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
@@ -309,6 +310,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
     todo = {g.key: g for g in goals}
     rankings = [(w, r) for _p, w, r in program.rankings]
     supply = _supply(program)
+    gappy = [may_reach_gap(program.spec, a) for a in program.spec.actions]
     games: list[Game] = []
     pools: dict[str, list[_Node]] = {k: [] for k in todo}
     cells: dict[tuple, _Node] = {}
@@ -323,11 +325,6 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
             except (Fault, Gap):
                 out_.append(())
         return tuple(out_)
-
-    def level_of(g: Game) -> tuple:
-        """How far the game has come, coarsely: the first component of each ranking that holds for
-        the whole game (its `while` holds in the initial states)."""
-        return tuple(r[:1] for r in progress_of(g, whole))
 
     def found(key: str, g: Game, moves: list):
         out.found[key] = Found(g.seed, list(g.params), list(moves))
@@ -355,25 +352,28 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
                 dists[key] = d
         if not dists:
             return
+        prog, left, whole_prog = progress_of(g), supply(S), progress_of(g, whole)
+        level = tuple(r[:1] for r in whole_prog)
+        cell = (tuple(r[:2] for r in whole_prog), left // 4)
+        total = sum(dists.values())
+        old = cells.get(cell)
+        ranks = {key: (d, level, -left, prog) for key, d in dists.items()}
+        # nearest the goal; then furthest in the game; then the most cards left to draw
+        into = [key for key, rank in ranks.items() if len(pools[key]) < pool or rank < pools[key][-1].key]
+        if not into and old is not None and total >= old.dist:
+            return
         sig = hash((gi, repr(S)))
         if sig in seen:
             return
         seen.add(sig)
-        prog, level, left = progress_of(g), level_of(g), supply(S)
-        node = _Node(gi, g.snapshot(), g.chance.getstate(), list(g.moves), prog, sum(dists.values()))
-        cell = (tuple(r[:2] for r in progress_of(g, whole)), left // 4)
-        old = cells.get(cell)
-        if old is None or node.dist < old.dist:
+        node = _Node(gi, g.snapshot(), g.chance.getstate(), list(g.moves), prog, total)
+        if old is None or total < old.dist:
             if old is not None:
                 node.chosen = old.chosen
             cells[cell] = node
-        for key, d in dists.items():
-            # nearest the goal; then furthest in the game; then the most cards left to draw
-            rank = (d, level, -left, prog)
+        for key in into:
             bucket = pools[key]
-            if len(bucket) >= pool and rank >= bucket[-1].key:
-                continue
-            bucket.append(_Node(gi, node.state, node.chance, node.moves, prog, d, rank))
+            bucket.append(_Node(gi, node.state, node.chance, node.moves, prog, dists[key], ranks[key]))
             bucket.sort(key=lambda n: n.key)
             del bucket[pool:]
 
@@ -400,6 +400,12 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         False when no move can be played."""
         while moves:
             move = moves[rng.randrange(len(moves))]
+            if not gappy[move[0]]:  # no undecided point on its way: no need to keep the state
+                try:
+                    g.step(move, check=False)
+                except Fault:  # the state is broken: this rollout ends (kept states are copies)
+                    return False
+                return True
             saved, chance = g.snapshot(), g.chance.getstate()
             try:
                 g.step(move, check=False)
