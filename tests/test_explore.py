@@ -148,3 +148,24 @@ def test_a_goal_z3_calls_unreachable_that_the_search_reaches_is_reported_as_a_de
     r = {x.property: x for x in Unsound(spec, 2, 8, 20, 100).run()}
     assert r["summit"].status == "unknown" and "defect" in r["summit"].message
     assert r["summit"].trace is not None and len(r["summit"].trace) >= 30
+
+
+def test_the_search_is_the_same_in_every_process():
+    """Python's str hashes differ between processes; the search must not depend on them."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.path.insert(0, 'tests')\n"
+            "from test_explore import CLIMB, _prop\n"
+            "from conftest import compile_text\n"
+            "from verifier.backends.interpreter import Program\n"
+            "from verifier.explore import explore, gap_goal, state_goal\n"
+            "spec = compile_text(CLIMB); prog = Program(spec, 2)\n"
+            "r = explore(prog, [state_goal(prog, 'summit', _prop(spec, 'summit').expr),\n"
+            "                   gap_goal(prog, 'gap', [u.id for u in spec.undecided])], 's', 20000)\n"
+            "print(r.moves, r.restores, sorted((k, f.moves) for k, f in r.found.items()))\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    outs = {subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    assert len(outs) == 1 and "summit" in outs.pop()

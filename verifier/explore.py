@@ -20,6 +20,7 @@ nothing (the caller reports `bounded`, never `unreachable`).
 
 from __future__ import annotations
 
+import hashlib
 import random
 from dataclasses import dataclass, field
 
@@ -362,7 +363,8 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         into = [key for key, rank in ranks.items() if len(pools[key]) < pool or rank < pools[key][-1].key]
         if not into and old is not None and total >= old.dist:
             return
-        sig = hash((gi, repr(S)))
+        # a digest, not hash(): str hashes differ between processes, and the search must not
+        sig = hashlib.blake2b(f"{gi}{S!r}".encode(), digest_size=8).digest()
         if sig in seen:
             return
         seen.add(sig)
