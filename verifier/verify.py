@@ -607,13 +607,13 @@ class Verifier:
                                        "reach it when replayed", depth=len(f.moves), trace=trace,
                      kind="undecided" if gap is not None else None)
             return True
-        how = f"a directed search of {ex.moves} moves reached it after {len(f.moves)} (replayed)"
+        how = f"a directed search of {ex.moves:,} moves reached it after {len(f.moves)} (replayed)"
         if gap is not None:
             self.add(p, "reachable", t0, f"{gap.reason}: {how}", depth=len(f.moves), trace=trace, kind="undecided")
         elif p.kind == "reachable":
             self.add(p, "reachable", t0, how, depth=len(f.moves), trace=trace)
         else:
-            self.add(p, "violated", t0, f"violated: a directed search of {ex.moves} moves found a play of "
+            self.add(p, "violated", t0, f"violated: a directed search of {ex.moves:,} moves found a play of "
                                         f"{len(f.moves)} moves that breaks it (replayed)", depth=len(f.moves),
                      trace=trace)
         return True
@@ -690,7 +690,7 @@ class Verifier:
     def games_note(self) -> str:
         note = f" nor in {self.games} simulated games" if self.games else ""
         if self._explored is not None:
-            note += f"{' or' if note else ' nor'} by a directed search of {self._explored.moves} moves"
+            note += f" nor by a directed search of {self._explored.moves:,} moves"
         return note
 
     def add(self, p: ir.Property, status, t0, message, depth=None, trace=None, kind=None):
