@@ -3,15 +3,17 @@
 Random games rarely reach a state that needs many unlikely moves in a row: the longest game, both
 spell piles empty, a card comparison where nobody holds a suit. `explore` looks for such goals the
 way search-based testing does: every goal gets a distance, computed from its expression on a
-concrete state (0 when it holds; a comparison `a <= b` is as far as a - b, a conjunction is the sum
-of the left part's distance and 1 until the left part holds, then the right part's distance; a
-disjunction the least; a comparison scaled into [0, 1)); the states seen are kept in a
-small pool per goal, the nearest first; and play goes on from a pool state with random legal moves.
-Ties are broken by the spec's own progress measures (its `terminates` rankings: a state nearer the
-end of the game first), then by the states chosen least often so far.
+concrete state (0 when it holds; a comparison `a <= b` is as far as a - b, scaled into [0, 1); a
+conjunction keeps the approach level's order, a failing left part always further than any state
+where it holds; a disjunction the nearer part). The states seen are kept in a small pool per goal,
+the nearest first, ties broken by the spec's own progress measures (its `terminates` rankings: a
+state nearer the end of the game first) and then the cards left where running out is undecided;
+and in an archive of cells (Go-Explore): how far the game has come, the cards left. Play goes on
+from a pool state or a seldom chosen cell with random legal moves.
 
-An undecided point is a goal too: reached when a move steps into it; its distance is the distance
-to enabling an action that holds it (the guard's conjuncts that do not name the move's choices).
+An undecided point is a goal too: reached when a move steps into it; its distance follows the way
+into it (the loops, lets and branches around it) for each legal move of an action that holds it,
+and where no such move is legal, the distance to enabling the action.
 
 Everything found is a real play: a seed, the parameters, and legal moves from an initial state,
 replayed by the caller in a fresh interpreter before it is reported. Finding nothing proves
@@ -169,18 +171,6 @@ def _path_distance(program: Program, frames, env: tuple, i: int = 0):
     return loop, wl + rl
 
 
-def _gaps_in(stmts) -> set[int]:
-    out: set[int] = set()
-    for st in stmts:
-        if isinstance(st, ir.Undecided):
-            out.add(st.id)
-        for name in ("then", "other", "body"):
-            sub = getattr(st, name, None)
-            if isinstance(sub, tuple):
-                out |= _gaps_in(sub)
-    return out
-
-
 @dataclass
 class Goal:
     """A state to reach (dist is 0 there) or an undecided point to step into (gaps: its ids; dist
@@ -209,10 +199,10 @@ def gap_goal(program: Program, key: str, ids) -> Goal:
     ways = []   # (action index, choice-free guard distances, path distances)
     top = 1     # further than any way in
     for i, a in enumerate(spec.actions):
-        if _gaps_in(a.body) & ids:
-            choices = tuple(n for n, _t in a.params)
+        choices = tuple(n for n, _t in a.params)
+        paths = [_path_distance(program, f, choices) for f in _paths_to(a.body, ids)]
+        if paths:
             guard = [distance(program, c) for c in a.guard if not free_locals(c, set(choices))]
-            paths = [_path_distance(program, f, choices) for f in _paths_to(a.body, ids)]
             top = max([top] + [levels + 1 for _fn, levels in paths])
             ways.append((i, guard, [fn for fn, _levels in paths]))
     piles = [i for i, v in enumerate(spec.state) if v.exhausted_gap is not None and v.exhausted_gap.id in ids]
@@ -247,7 +237,6 @@ class _Node:
     state: list
     chance: tuple
     moves: list
-    progress: tuple
     dist: float = 0.0
     key: tuple = ()
     chosen: int = 0
@@ -265,7 +254,6 @@ class Exploration:
     found: dict[str, Found] = field(default_factory=dict)
     moves: int = 0            # moves played in all
     restores: int = 0         # times play went on from a pool state
-    nearest: dict[str, tuple] = field(default_factory=dict)  # goal not found -> (distance, moves) of its nearest state
 
 
 def _supply(program: Program, only=None):
@@ -304,7 +292,7 @@ def _holds(w, g: Game) -> bool:
 
 
 def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: int = 24,
-            rollout: int = 40, starts: int = 8, progress=None) -> Exploration:
+            rollout: int = 40, starts: int = 8) -> Exploration:
     """Look for each goal within `budget` moves in all; see the module's docstring."""
     rng = random.Random(f"{seed}/explore")
     out = Exploration()
@@ -368,33 +356,41 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         if sig in seen:
             return
         seen.add(sig)
-        node = _Node(gi, g.snapshot(), g.chance.getstate(), list(g.moves), prog, total)
+        node = _Node(gi, g.snapshot(), g.chance.getstate(), list(g.moves), total)
         if old is None or total < old.dist:
             if old is not None:
                 node.chosen = old.chosen
             cells[cell] = node
         for key in into:
             bucket = pools[key]
-            bucket.append(_Node(gi, node.state, node.chance, node.moves, prog, dists[key], ranks[key]))
+            bucket.append(_Node(gi, node.state, node.chance, node.moves, dists[key], ranks[key]))
             bucket.sort(key=lambda n: n.key)
             del bucket[pool:]
+
+    def attempt(g: Game, move, keep: bool):
+        """Play the move; the Gap or Fault it raised, or None. The game is as it was before the
+        move when it raised, or always when keep is False."""
+        saved, chance, count = g.snapshot(), g.chance.getstate(), len(g.moves)
+        try:
+            g.step(move, check=False)
+        except (Gap, Fault) as exc:
+            raised = exc
+        else:
+            if keep:
+                return None
+            raised = None
+        g.S[:] = saved
+        g.chance.setstate(chance)
+        del g.moves[count:]
+        return raised
 
     def try_gap(g: Game, move, key: str) -> bool:
         """Whether this move steps into the undecided point of goal `key` (found then); the game
         is left as it was either way."""
-        saved, chance, count = g.snapshot(), g.chance.getstate(), len(g.moves)
-        try:
-            g.step(move, check=False)
-        except Gap as exc:
-            if exc.id in todo[key].gaps:
-                found(key, g, g.moves[:count] + [move])
-                return True
-        except Fault:
-            pass
-        finally:
-            g.S[:] = saved
-            g.chance.setstate(chance)
-            del g.moves[count:]
+        exc = attempt(g, move, keep=False)
+        if isinstance(exc, Gap) and exc.id in todo[key].gaps:
+            found(key, g, g.moves + [move])
+            return True
         return False
 
     def step(g: Game, moves: list) -> bool:
@@ -408,18 +404,13 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
                 except Fault:  # the state is broken: this rollout ends (kept states are copies)
                     return False
                 return True
-            saved, chance = g.snapshot(), g.chance.getstate()
-            try:
-                g.step(move, check=False)
+            exc = attempt(g, move, keep=True)
+            if exc is None:
                 return True
-            except Gap as exc:
+            if isinstance(exc, Gap):
                 for key, goal in list(todo.items()):
                     if exc.id in goal.gaps:
                         found(key, g, g.moves + [move])
-            except Fault:
-                pass
-            g.S[:] = saved
-            g.chance.setstate(chance)
             moves = [m for m in moves if m != move]
         return False
 
@@ -431,8 +422,6 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
                 return
             out.moves += 1
             consider(gi, g)
-            if progress:
-                progress(min(out.moves, budget))
 
     def go(node: _Node):
         node.chosen += 1
@@ -473,7 +462,4 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
                 break
         if out.moves == before:  # no kept state can move any more
             break
-    for key, bucket in pools.items():
-        if bucket:
-            out.nearest[key] = (bucket[0].dist, len(bucket[0].moves))
     return out

@@ -71,7 +71,8 @@ class Verifier:
         self.depth = depth
         self.games = games  # random games played for witnesses the bounded search is too shallow to find
         self.explore = explore  # moves of the directed search for what the random games did not reach
-        self._explored = None
+        self._explored = None         # the directed search's Exploration, once it ran
+        self._explore_asked = False    # the search is set up once, even when there is nothing to look for
         self._unproved: set[str] = set()
         self.timeout_ms = int(timeout * 1000)
         self.enc = Encoder(spec, players)
@@ -572,7 +573,8 @@ class Verifier:
         """The directed search (explore.py) for what the random games did not reach: the reachability
         goals, the undecided points, violations of the invariants not proved. Run once, when first
         needed (after the induction, so that the invariants not proved are known); None when off."""
-        if self._explored is None and self.explore:
+        if not self._explore_asked and self.explore:
+            self._explore_asked = True
             from .explore import explore, gap_goal, state_goal
             from .simulate import gap_finding
 
@@ -791,10 +793,12 @@ class Verifier:
             return self.settle(a, st, *facts)
 
         for a in self.spec.actions:
-            # the whole step briefly; then split (by the player parameters' values, by paths)
-            r, _m, why = breaks(a, self.steps[a.name], self.QUICK_MS)
-            if r == z3.unknown:
-                for st in self.cases(a) or [self.steps[a.name]]:
+            # split by the player parameters' values after a brief try of the whole step; settle
+            # splits each (or the whole step, with no such parameter) by paths after its own try
+            cases = self.cases(a)
+            r, _m, why = breaks(a, self.steps[a.name], self.QUICK_MS if cases else None)
+            if r == z3.unknown and cases:
+                for st in cases:
                     r, _m, why = breaks(a, st)
                     if r != z3.unsat:
                         break
