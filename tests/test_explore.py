@@ -169,3 +169,89 @@ def test_the_search_is_the_same_in_every_process():
     outs = {subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True,
                            env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
     assert len(outs) == 1 and "summit" in outs.pop()
+
+
+# Every clean-up deals a spell from the stock to each player; a spell cast lies on the table until
+# the clean-up puts it on the discard pile. Both piles empty needs every spell kept in hand for
+# four rounds: a random player casts one within a few moves, and the distance sees it only at the
+# clean-up, up to 16 moves on.
+HOARD = """
+game hoard "Hoard"
+players 2..2 cite "P" "two"
+enum Phase { going, over }
+var phase: Phase
+var stock: 0..20
+var held: 0..20
+var table: 0..20
+var spent: 0..20
+var tick: 0..16
+var rounds: 0..6
+init cite "S" "start" {
+  stock := 8
+  held := 2
+}
+/// Cast a spell onto the table.
+action cast(p: Player) by p cite "R" "cast" when phase == going and held > 0 and tick < 16 {
+  held -= 1
+  table += 1
+  tick += 1
+}
+/// Do nothing.
+action wait(p: Player) by p cite "R" "wait" when phase == going and tick < 16 { tick += 1 }
+/// The round's clean-up: the table onto the discard pile, a spell from the stock to each player.
+action clean_up() cite "R" "clean" when phase == going and tick == 16 {
+  spent += table
+  table := 0
+  tick := 0
+  rounds += 1
+  for p in Player where stock > 0 {
+    stock -= 1
+    held += 1
+  }
+  if rounds == 6 { phase := over }
+}
+end done cite "E" "e": phase == over
+terminates game_ends cite "E" "six rounds": while phase != over decreases 6 - rounds, 16 - tick
+/// Both spell piles run out.
+reachable dry cite "R" "dry": stock == 0 and spent == 0
+"""
+
+
+def test_a_conjunction_of_independent_parts_is_also_searched_with_its_parts_summed():
+    spec = compile_text(HOARD)
+    prog = Program(spec, 2)
+    game = prog.start("d")
+    names = [v.name for v in spec.state]
+    expr = _prop(spec, "dry").expr
+    ordered, summed = distance(prog, expr), distance(prog, expr, summed=True)
+    assert state_goal(prog, "dry", expr).summed is not None
+    assert state_goal(prog, "x", _prop(spec, "dry").expr.left).summed is None
+    far, near = {"stock": 0, "spent": 7}, {"stock": 3, "spent": 0}
+    seen = {}
+    for label, values in (("far", far), ("near", near)):
+        for k, v in values.items():
+            game.S[names.index(k)] = v
+        seen[label] = (ordered(game.S, game.P), summed(game.S, game.P))
+    # the approach level's order puts the empty stock first; summed, three spells to draw are nearer
+    assert seen["far"][0] < seen["near"][0] and seen["far"][1] > seen["near"][1]
+    game.S[names.index("spent")] = 0
+    game.S[names.index("stock")] = 0
+    assert ordered(game.S, game.P) == 0 and summed(game.S, game.P) == 0
+
+
+def test_rollouts_that_shun_an_action_reach_what_needs_it_left_alone():
+    spec = compile_text(HOARD)
+    prog = Program(spec, 2)
+    r = explore(prog, [state_goal(prog, "dry", _prop(spec, "dry").expr)], "s", 40_000)
+    assert "dry" in r.found
+    f = r.found["dry"]
+    game = Program(spec, 2).start(f.seed, f.params)
+    for move in f.moves:
+        assert game.is_legal(move)
+        game.step(move)
+    names = [v.name for v in spec.state]
+    assert game.S[names.index("stock")] == 0 and game.S[names.index("spent")] == 0
+    # random play does not: a spell is cast in the first round of every game
+    from verifier.simulate import simulate
+    sim = simulate(spec, 2, 300, "s")
+    assert "dry" not in sim.witnesses

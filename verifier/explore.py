@@ -5,11 +5,15 @@ spell piles empty, a card comparison where nobody holds a suit. `explore` looks 
 way search-based testing does: every goal gets a distance, computed from its expression on a
 concrete state (0 when it holds; a comparison `a <= b` is as far as a - b, scaled into [0, 1); a
 conjunction keeps the approach level's order, a failing left part always further than any state
-where it holds; a disjunction the nearer part). The states seen are kept in a small pool per goal,
-the nearest first, ties broken by the spec's own progress measures (its `terminates` rankings: a
-state nearer the end of the game first) and then the cards left where running out is undecided;
-and in an archive of cells (Go-Explore): how far the game has come, the cards left. Play goes on
-from a pool state or a seldom chosen cell with random legal moves.
+where it holds; a disjunction the nearer part). A goal with a conjunction is searched twice, the
+second time with its parts' distances summed, for parts that do not guard each other. The states
+seen are kept in a small pool per goal, the nearest first, ties broken by the spec's own progress
+measures (its `terminates` rankings: a state nearer the end of the game first) and then the cards
+left where running out is undecided; and in an archive of cells (Go-Explore): how far the game has
+come, the cards left. Play goes on from a pool state or a seldom chosen cell with random legal
+moves, most rollouts shunning a set of actions inherited from the rollout that reached the state
+(a goal may need an action left alone for long: spells kept in hand until both spell piles run
+out).
 
 An undecided point is a goal too: reached when a move steps into it; its distance follows the way
 into it (the loops, lets and branches around it) for each legal move of an action that holds it,
@@ -77,24 +81,42 @@ def _compile(program: Program, e: ir.Expr, env=(), source=None):
     return gen._compile_one(params, lambda: gen.emit(f"return {source or gen.ex(e)}", 1), pure=True)
 
 
-def distance(program: Program, e: ir.Expr, negated: bool = False, env=()):
+def distance(program: Program, e: ir.Expr, negated: bool = False, env=(), summed: bool = False):
     """A function (S, P, *locals) -> float, 0 exactly when `e` (or `not e`) holds; env names the
-    locals the expression may read, in the order given."""
-    return _distance(program, e, negated, env)[0]
+    locals the expression may read, in the order given. `summed`: a conjunction is the sum of its
+    parts' distances, not ordered by approach level."""
+    return _distance(program, e, negated, env, summed)[0]
 
 
-def _distance(program: Program, e: ir.Expr, negated: bool, env):
+def _conjunctive(e: ir.Expr, negated: bool = False) -> bool:
+    """Whether the expression (or its negation) has a conjunction outside comparisons."""
+    if isinstance(e, ir.Unary) and e.op == "not":
+        return _conjunctive(e.operand, not negated)
+    if isinstance(e, ir.Binary) and e.op in ("and", "or", "implies"):
+        if (e.op == "and") != negated:
+            return True
+        return (_conjunctive(e.left, negated if e.op != "implies" else not negated)
+                or _conjunctive(e.right, negated))
+    return False
+
+
+def _distance(program: Program, e: ir.Expr, negated: bool, env, summed: bool = False):
     """(function, levels): the distance lies in [0, levels], levels being the number of parts a
     conjunction chains (search-based testing's approach level): a conjunction whose left part
     fails is further than any state where the left part holds, so it counts the right part's levels
-    plus the left part's distance; a disjunction is its nearer part; a comparison or any other
-    part is in (0, 1] when it fails."""
+    plus the left part's distance (or, `summed`, both parts' distances added, for parts that do
+    not guard each other); a disjunction is its nearer part; a comparison or any other part is in
+    (0, 1] when it fails."""
     if isinstance(e, ir.Unary) and e.op == "not":
-        return _distance(program, e.operand, not negated, env)
+        return _distance(program, e.operand, not negated, env, summed)
     if isinstance(e, ir.Binary) and e.op in ("and", "or", "implies"):
         left_neg = negated if e.op != "implies" else not negated
-        left, ll = _distance(program, e.left, left_neg, env)
-        right, rl = _distance(program, e.right, negated, env)
+        left, ll = _distance(program, e.left, left_neg, env, summed)
+        right, rl = _distance(program, e.right, negated, env, summed)
+        if (e.op == "and") != negated and summed:
+            def added(S, P, *v):
+                return left(S, P, *v) + right(S, P, *v)
+            return added, ll + rl
         if (e.op == "and") != negated:  # not (a or b) = not a and not b; not (a -> b) = a and not b
             # the right part is evaluated only where the left one holds: a costly right part
             # costs nothing while the left part fails
@@ -180,10 +202,48 @@ class Goal:
     dist: object                       # (S, P) -> float
     gaps: frozenset = frozenset()      # for an undecided point: the ids of its inlined copies
     hint: list = field(default_factory=lambda: [None])
+    summed: object = None              # a second distance, conjunctions summed: searched as a twin
+    alias: str | None = None           # a twin's: the goal it reaches
+
+
+TWIN_NESTING = 2  # no summed twin for a goal whose loops nest deeper (too costly)
+
+
+def nesting(spec: ir.Spec, e, _memo=None) -> int:
+    """How deep an expression's aggregates nest, through the definitions it calls: a cost measure
+    (a sum over suits of a count over players of a sum over a hand nests 3 deep)."""
+    memo = {} if _memo is None else _memo
+    if isinstance(e, ir.Apply):
+        if e.name not in memo:
+            memo[e.name] = 0
+            memo[e.name] = nesting(spec, spec.defs[e.name].body, memo)
+        inner = memo[e.name]
+    else:
+        inner = 0
+    own = 1 if isinstance(e, (ir.Aggregate, ir.BagOf)) else 0
+    for name in getattr(e, "__dataclass_fields__", {}):
+        if name in ("type", "span"):
+            continue
+        v = getattr(e, name)
+        for y in (v if isinstance(v, tuple) else (v,)):
+            for z in (y if isinstance(y, tuple) else (y,)):
+                if isinstance(z, (ir.Expr, ir.Domain, ir.BagItem)):
+                    inner = max(inner, nesting(spec, z, memo))
+    return own + inner
 
 
 def state_goal(program: Program, key: str, expr: ir.Expr, negated: bool = False) -> Goal:
-    return Goal(key, distance(program, expr, negated))
+    """A state goal; where its expression has a conjunction, also its distance with the parts
+    summed: the approach level's order misleads when the parts do not guard each other (both
+    spell piles empty: the draw pile empty and the discard pile full is further than both half
+    full). Not for a costly expression (nesting deeper than TWIN_NESTING): the summed distance
+    evaluates every part in every state, where the ordered one evaluates a guarded part only
+    where its guard holds (Die sieben Weisen's need for one-crystals, a count over players of a
+    sum over a hand per suit, summed in every state made the search ten times slower)."""
+    summed = None
+    if _conjunctive(expr, negated) and nesting(program.spec, expr) <= TWIN_NESTING:
+        summed = distance(program, expr, negated, summed=True)
+    return Goal(key, distance(program, expr, negated), summed=summed)
 
 
 MOVES_WEIGHED = 64  # an undecided point's distance: at most this many legal moves of an action looked at
@@ -240,6 +300,8 @@ class _Node:
     dist: float = 0.0
     key: tuple = ()
     chosen: int = 0
+    dead: bool = False        # no move could be played from it
+    shuns: frozenset = frozenset()  # the actions shunned by the rollout that reached it
 
 
 @dataclass
@@ -296,6 +358,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
     """Look for each goal within `budget` moves in all; see the module's docstring."""
     rng = random.Random(f"{seed}/explore")
     out = Exploration()
+    goals = list(goals) + [Goal(g.key + "/summed", g.summed, alias=g.key) for g in goals if g.summed is not None]
     todo = {g.key: g for g in goals}
     rankings = [(w, r) for _p, w, r in program.rankings]
     supply = _supply(program)
@@ -304,6 +367,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
     pools: dict[str, list[_Node]] = {k: [] for k in todo}
     cells: dict[tuple, _Node] = {}
     seen: set = set()
+    shunned: set[int] = set()
 
     def progress_of(g: Game, which=None) -> tuple:
         S, P = g.S, g.P
@@ -316,9 +380,11 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         return tuple(out_)
 
     def found(key: str, g: Game, moves: list):
+        key = todo[key].alias or key
         out.found[key] = Found(g.seed, list(g.params), list(moves))
-        del todo[key]
-        pools.pop(key, None)
+        for k in [k for k, goal in todo.items() if k == key or goal.alias == key]:
+            del todo[k]
+            pools.pop(k, None)
 
     def consider(gi: int, g: Game):
         """Check the goals in this state; keep it in the pools it is among the nearest of, and in
@@ -328,6 +394,8 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         S, P = g.S, g.P
         dists = {}
         for key, goal in list(todo.items()):
+            if key not in todo:  # reached with its twin
+                continue
             try:
                 d = goal.dist(S, P)
             except (Fault, Gap):
@@ -339,6 +407,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
                     dists[key] = 0.5  # the way looked open but the move did not step into it
             else:
                 dists[key] = d
+        dists = {k: d for k, d in dists.items() if k in todo}
         if not dists:
             return
         prog, left, whole_prog = progress_of(g), supply(S), progress_of(g, whole)
@@ -356,14 +425,14 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         if sig in seen:
             return
         seen.add(sig)
-        node = _Node(gi, g.snapshot(), g.chance.getstate(), list(g.moves), total)
+        node = _Node(gi, g.snapshot(), g.chance.getstate(), list(g.moves), total, shuns=frozenset(shunned))
         if old is None or total < old.dist:
             if old is not None:
                 node.chosen = old.chosen
             cells[cell] = node
         for key in into:
             bucket = pools[key]
-            bucket.append(_Node(gi, node.state, node.chance, node.moves, dists[key], ranks[key]))
+            bucket.append(_Node(gi, node.state, node.chance, node.moves, dists[key], ranks[key], shuns=node.shuns))
             bucket.sort(key=lambda n: n.key)
             del bucket[pool:]
 
@@ -395,7 +464,18 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
 
     def step(g: Game, moves: list) -> bool:
         """Play one random legal move, stepping around undecided points (which may be goals);
-        False when no move can be played."""
+        False when no move can be played. A move of an action the rollout shuns is played only
+        when no other is legal."""
+        if shunned:
+            played = step_among(g, [m for m in moves if m[0] not in shunned])
+            if played is not None:
+                return played
+            moves = [m for m in moves if m[0] in shunned]
+        return bool(step_among(g, moves))
+
+    def step_among(g: Game, moves: list) -> bool | None:
+        """True when one of these moves was played; False when one broke the state (a Fault);
+        None when none could be played, the game left as it was."""
         while moves:
             move = moves[rng.randrange(len(moves))]
             if not gappy[move[0]]:  # no undecided point on its way: no need to keep the state
@@ -409,10 +489,10 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
                 return True
             if isinstance(exc, Gap):
                 for key, goal in list(todo.items()):
-                    if exc.id in goal.gaps:
+                    if key in todo and exc.id in goal.gaps:
                         found(key, g, g.moves + [move])
             moves = [m for m in moves if m != move]
-        return False
+        return None
 
     def play(gi: int, g: Game, length: int):
         for _ in range(length):
@@ -424,13 +504,33 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
             consider(gi, g)
 
     def go(node: _Node):
+        """A rollout from the node's state, shunning some actions (played only when nothing else
+        is legal): a goal that needs an action left alone for long, like keeping the spells in
+        hand, is out of reach of uniformly random moves. The shunned set is inherited: half the
+        rollouts keep the one that reached the node, 3 in 10 add or drop one action, 1 in 10 draw
+        a fresh half of the actions, 1 in 10 shun none; so the pools, keeping the nearest states,
+        also keep the ways of playing that lead there."""
+        nonlocal shunned
         node.chosen += 1
         g = games[node.game]
         g.S[:] = [copy(v) for v in node.state]
         g.chance.setstate(node.chance)
         g.moves[:] = node.moves
         out.restores += 1
+        if g.ended() is not None or not g.legal_moves():
+            node.dead = True
+            return
+        r = rng.random()
+        if r < 0.5:
+            shunned = set(node.shuns)
+        elif r < 0.8:
+            shunned = set(node.shuns) ^ {rng.randrange(len(program.spec.actions))}
+        elif r < 0.9:
+            shunned = {a for a in range(len(program.spec.actions)) if rng.random() < 0.5}
+        else:
+            shunned = set()
         play(node.game, g, rng.randint(1, rollout))
+        shunned = set()
 
     for i in range(starts):
         try:
@@ -449,17 +549,20 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         before = out.moves
         for key in list(todo):
             # greedy: a state among the nearest to this goal, those chosen least often first
-            bucket = pools.get(key)
+            bucket = [n for n in pools.get(key, ()) if not n.dead]
             if bucket:
                 go(min(bucket[: max(1, len(bucket) // 3)], key=lambda n: (n.chosen, rng.random())))
             # and new ground: a cell chosen seldom so far (Go-Explore's selection), every other
             # time one of the frontier: no other cell is as far in the game with as many cards left
             if cells and out.moves < budget and key in todo:
                 turn += 1
-                nodes = frontier(cells) if turn % 2 else list(cells.values())
-                go(rng.choices(nodes, weights=[1.0 / (1 + n.chosen) ** 0.5 for n in nodes])[0])
+                nodes = [n for n in (frontier(cells) if turn % 2 else cells.values()) if not n.dead]
+                nodes = nodes or [n for n in cells.values() if not n.dead]
+                if nodes:
+                    go(rng.choices(nodes, weights=[1.0 / (1 + n.chosen) ** 0.5 for n in nodes])[0])
             if out.moves >= budget:
                 break
-        if out.moves == before:  # no kept state can move any more
-            break
+        if out.moves == before and not any(not n.dead for n in cells.values()) and not any(
+                not n.dead for b in pools.values() for n in b):
+            break  # no kept state can move any more
     return out
