@@ -1,7 +1,7 @@
 """Directed search in the interpreter for states random games do not reach.
 
-Random games rarely reach a state that needs many unlikely moves in a row: the longest game, both
-spell piles empty, a card comparison where nobody holds a suit. `explore` looks for such goals the
+Random games rarely reach a state that needs many unlikely moves in a row: the longest game, two
+piles empty at once, a comparison where nobody holds a colour. `explore` looks for such goals the
 way search-based testing does: every goal gets a distance, computed from its expression on a
 concrete state (0 when it holds; a comparison `a <= b` is as far as a - b, scaled into [0, 1); a
 conjunction keeps the approach level's order, a failing left part always further than any state
@@ -12,8 +12,7 @@ measures (its `terminates` rankings: a state nearer the end of the game first) a
 left where running out is undecided; and in an archive of cells (Go-Explore): how far the game has
 come, the cards left. Play goes on from a pool state or a seldom chosen cell with random legal
 moves, most rollouts shunning a set of actions inherited from the rollout that reached the state
-(a goal may need an action left alone for long: spells kept in hand until both spell piles run
-out).
+(a goal may need an action left alone for long: cards kept in hand until two piles run out).
 
 An undecided point is a goal too: reached when a move steps into it; its distance follows the way
 into it (the loops, lets and branches around it) for each legal move of an action that holds it,
@@ -27,6 +26,7 @@ nothing (the caller reports `bounded`, never `unreachable`).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import random
 from dataclasses import dataclass, field
 
@@ -86,18 +86,6 @@ def distance(program: Program, e: ir.Expr, negated: bool = False, env=(), summed
     locals the expression may read, in the order given. `summed`: a conjunction is the sum of its
     parts' distances, not ordered by approach level."""
     return _distance(program, e, negated, env, summed)[0]
-
-
-def _conjunctive(e: ir.Expr, negated: bool = False) -> bool:
-    """Whether the expression (or its negation) has a conjunction outside comparisons."""
-    if isinstance(e, ir.Unary) and e.op == "not":
-        return _conjunctive(e.operand, not negated)
-    if isinstance(e, ir.Binary) and e.op in ("and", "or", "implies"):
-        if (e.op == "and") != negated:
-            return True
-        return (_conjunctive(e.left, negated if e.op != "implies" else not negated)
-                or _conjunctive(e.right, negated))
-    return False
 
 
 def _distance(program: Program, e: ir.Expr, negated: bool, env, summed: bool = False):
@@ -211,7 +199,7 @@ TWIN_NESTING = 2  # no summed twin for a goal whose loops nest deeper (too costl
 
 def nesting(spec: ir.Spec, e, _memo=None) -> int:
     """How deep an expression's aggregates nest, through the definitions it calls: a cost measure
-    (a sum over suits of a count over players of a sum over a hand nests 3 deep)."""
+    (a sum over colours of a count over players of a sum over a hand nests 3 deep)."""
     memo = {} if _memo is None else _memo
     if isinstance(e, ir.Apply):
         if e.name not in memo:
@@ -234,16 +222,17 @@ def nesting(spec: ir.Spec, e, _memo=None) -> int:
 
 def state_goal(program: Program, key: str, expr: ir.Expr, negated: bool = False) -> Goal:
     """A state goal; where its expression has a conjunction, also its distance with the parts
-    summed: the approach level's order misleads when the parts do not guard each other (both
-    spell piles empty: the draw pile empty and the discard pile full is further than both half
-    full). Not for a costly expression (nesting deeper than TWIN_NESTING): the summed distance
-    evaluates every part in every state, where the ordered one evaluates a guarded part only
-    where its guard holds (Die sieben Weisen's need for one-crystals, a count over players of a
-    sum over a hand per suit, summed in every state made the search ten times slower)."""
+    summed: the approach level's order misleads when the parts do not guard each other (two
+    piles empty: one empty and the other full is further than both half full). Not for a costly
+    expression (nesting deeper than TWIN_NESTING): the summed distance evaluates every part in
+    every state, where the ordered one evaluates a guarded part only where its guard holds (a
+    count over players of a sum over a hand, per colour, summed in every state made the search
+    ten times slower)."""
+    dist, levels = _distance(program, expr, negated, ())
     summed = None
-    if _conjunctive(expr, negated) and nesting(program.spec, expr) <= TWIN_NESTING:
+    if levels > 1 and nesting(program.spec, expr) <= TWIN_NESTING:  # more than one level: a conjunction
         summed = distance(program, expr, negated, summed=True)
-    return Goal(key, distance(program, expr, negated), summed=summed)
+    return Goal(key, dist, summed=summed)
 
 
 MOVES_WEIGHED = 64  # an undecided point's distance: at most this many legal moves of an action looked at
@@ -505,8 +494,8 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
 
     def go(node: _Node):
         """A rollout from the node's state, shunning some actions (played only when nothing else
-        is legal): a goal that needs an action left alone for long, like keeping the spells in
-        hand, is out of reach of uniformly random moves. The shunned set is inherited: half the
+        is legal): a goal that needs an action left alone for long, like keeping cards in hand,
+        is out of reach of uniformly random moves. The shunned set is inherited: half the
         rollouts keep the one that reached the node, 3 in 10 add or drop one action, 1 in 10 draw
         a fresh half of the actions, 1 in 10 shun none; so the pools, keeping the nearest states,
         also keep the ways of playing that lead there."""
@@ -562,7 +551,6 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
                     go(rng.choices(nodes, weights=[1.0 / (1 + n.chosen) ** 0.5 for n in nodes])[0])
             if out.moves >= budget:
                 break
-        if out.moves == before and not any(not n.dead for n in cells.values()) and not any(
-                not n.dead for b in pools.values() for n in b):
+        if out.moves == before and all(n.dead for n in itertools.chain(cells.values(), *pools.values())):
             break  # no kept state can move any more
     return out
