@@ -364,3 +364,26 @@ def test_hard_questions_split_into_cases_give_the_same_answers():
     v.asked = []
     r = {x.property: x for x in v.run()}
     _assert_replayed(r["one_spell_each"], "violation")
+
+
+def test_a_series_of_questions_skips_the_brief_tries_that_failed_before():
+    from verifier.backends.z3 import NOT
+    v = _Splitting(compile_text(NESTED), 3, 4, 20, 0)
+    v.build()
+    a = next(a for a in v.spec.actions if a.name == "pass_turn")
+    st = v.steps["pass_turn"]
+    assume = v.assumptions({p.name for p in v.invariants})
+    hard: set = set()
+    answers = []
+    for p in v.invariants:
+        h, cons = v.holds(p, st.state, "post")
+        v.asked = []
+        alone = v.settle(a, st, *assume, st.alive, *cons, NOT(h))[0]
+        first = list(v.asked)
+        v.asked = []
+        series = v.settle(a, st, *assume, st.alive, *cons, NOT(h), hard=hard)[0]
+        answers.append((alone, series))
+        assert series == alone, p.name
+        if len(answers) > 1:  # the whole question and every path were found hard before
+            assert all(t == v.timeout_ms for t in v.asked) and len(v.asked) < len(first), p.name
+    assert "whole" in hard and all(r == z3.unsat for r, _s in answers)

@@ -207,7 +207,8 @@ class Verifier:
     SPLIT_PATHS = 16   # a hard question split by the step's branches: at most this many paths
     SPLIT_COMBOS = 27  # each path split by the values of what its map indices depend on: at most this many
 
-    def settle(self, a: ir.Action | None, st: StepResult | None, *facts, guard: bool = True):
+    def settle(self, a: ir.Action | None, st: StepResult | None, *facts, guard: bool = True,
+               hard: set | None = None):
         """(result, model or None, reason) of a question about one step of action a (both None:
         the setup), split into cases when it is hard.
 
@@ -217,22 +218,33 @@ class Verifier:
         combination of values of the variables its symbolic map indices depend on (a player-valued
         argument, state variable or let that indexes every per-player zone), each with the whole
         time limit. sat as soon as a
-        case is; unsat when every case is; unknown at the first case that is not settled."""
+        case is; unsat when every case is; unknown at the first case that is not settled.
+
+        hard, when given, remembers across a series of like questions (the invariants one at a
+        time, against one step) what was not settled briefly: the whole question ("whole") and each
+        path by its number. A later question of the series skips those brief tries and splits at
+        once; every case is still asked, so the answer is the same, only the wasted tries go."""
         step = self.init if st is None else st
         facts = [*(self.init.constraints if st is None else self.step_facts(st, guard)), *facts]
         paths, combos = self.splits(step, a)
         if len(paths) <= 1 and len(combos) <= 1:
             return self.check(facts, self.timeout_ms)
-        r, m, why = self.check(facts, self.QUICK_MS)
-        if r != z3.unknown:
-            return r, m, why
-        for path in paths:
-            if len(paths) > 1:  # a single path is the whole question, just asked
-                r, m, why = self.check([*facts, *path], self.QUICK_MS)
+        hard = set() if hard is None else hard
+        if "whole" not in hard:
+            r, m, why = self.check(facts, self.QUICK_MS)
+            if r != z3.unknown:
+                return r, m, why
+            hard.add("whole")
+        for k, path in enumerate(paths):
+            if len(paths) > 1 and (k not in hard or len(combos) <= 1):  # one path: the whole question
+                r, m, why = self.check([*facts, *path], self.QUICK_MS if len(combos) > 1 else self.timeout_ms)
                 if r == z3.sat:
                     return r, m, why
                 if r == z3.unsat:
                     continue
+                if len(combos) <= 1:
+                    return r, m, why
+                hard.add(k)
             for combo in combos:
                 r, m, why = self.check([*facts, *path, *combo], self.timeout_ms)
                 if r == z3.sat:
@@ -308,8 +320,10 @@ class Verifier:
         """Which of an action's conditions (conds_of(step) -> [(label, term)]) some state the
         assumptions allow can meet: [] when each is refuted. All at once first, briefly; then one
         at a time, and where that does not settle a label (briefly, when the step can be split)
-        each condition once per value of the action's player parameters. What stays open (sat or
-        unknown) is returned by label."""
+        each condition once per value of the action's player parameters, remembering per case
+        what needed splitting (settle's hard). What stays open (sat or unknown) is returned by
+        label. (The open conditions of a case all at once, before each alone, was measured 6 times
+        slower: their disjunction is much harder than each.)"""
         st = self.steps[a.name]
 
         def query(step, terms, timeout_ms=None):
@@ -323,11 +337,12 @@ class Verifier:
             return []
         # one at a time: several together are often much harder than each alone
         open_: list = []
+        hard: list[set] = [set() for _case in (self.cases(a) if split else ())]  # settle()'s memory, per case
         for lab in dict.fromkeys(lab for lab, _t in items):
             if all(query(st, [t], self.QUICK_MS // 2 if split else None) == z3.unsat for lb, t in items if lb == lab):
                 continue
-            if split and all(self.settle(a, case, *assume, t, guard=with_guard)[0] == z3.unsat
-                             for case in self.cases(a) for lb, t in conds_of(case) if lb == lab):
+            if split and all(self.settle(a, case, *assume, t, guard=with_guard, hard=hard[k])[0] == z3.unsat
+                             for k, case in enumerate(self.cases(a)) for lb, t in conds_of(case) if lb == lab):
                 continue
             open_.append(lab)
         return open_
@@ -406,10 +421,11 @@ class Verifier:
         # initial states: all at once first, one by one only if that does not settle it
         inits = {p.name: self.holds(p, self.init.state, "init") for p in self.invariants if p.name in candidates}
         r, _m, _why = self.ask(None, self.init.alive, *[c for _h, cs in inits.values() for c in cs],
-                               NOT(AND(*[h for h, _cs in inits.values()])))
+                               NOT(AND(*[h for h, _cs in inits.values()])), timeout_ms=self.QUICK_MS)
         if r != z3.unsat:
+            hard: set = set()
             for name, (h, cons) in inits.items():
-                r, _m, why = self.settle(None, None, self.init.alive, *cons, NOT(h))
+                r, _m, why = self.settle(None, None, self.init.alive, *cons, NOT(h), hard=hard)
                 if r == z3.sat:
                     broken[name] = "false in an initial state"
                     candidates.discard(name)
@@ -483,9 +499,10 @@ class Verifier:
         todo = [p for p in self.invariants if p.name in remaining and not self.untouched(a, p)]
         if self.cases(a):
             return self.preserved_by_cases(a, todo, assume)
+        hard: set = set()
         for p in todo:
             h, cons = self.holds(p, st.state, f"post.{a.name}")
-            r, m, why = self.settle(a, st, *assume, st.alive, *cons, NOT(h))
+            r, m, why = self.settle(a, st, *assume, st.alive, *cons, NOT(h), hard=hard)
             if r == z3.sat:
                 self.cti[p.name] = (a, m, st)
                 failed.append(p.name)
@@ -495,7 +512,8 @@ class Verifier:
 
     def preserved_by_cases(self, a: ir.Action, todo: list, assume: list) -> tuple[list, dict]:
         """preserved() for a step split by the values of its player parameters: each case for all
-        the invariants at once, then one by one where that is not settled."""
+        the invariants at once (split by paths and index values when hard), then one by one where
+        that is not settled."""
         failed: list = []
         timed_out: dict = {}
         for k, st in enumerate(self.cases(a)):
@@ -503,16 +521,17 @@ class Verifier:
             if not left:
                 break
             posts = {p.name: self.holds(p, st.state, f"case{k}.{a.name}") for p in left}
-            r, m, _why = self.ask_step(st, *assume, st.alive, *[c for _h, cs in posts.values() for c in cs],
-                                       NOT(AND(*[h for h, _cs in posts.values()])))
+            r, m, _why = self.settle(a, st, *assume, st.alive, *[c for _h, cs in posts.values() for c in cs],
+                                     NOT(AND(*[h for h, _cs in posts.values()])))
             if r == z3.unsat:
                 continue
+            hard: set = set()
             for p in left:
                 h, cons = posts[p.name]
                 if r == z3.sat and not _model_bool(m, h):
                     r1, m1, why = r, m, ""  # the model is a counterexample for this one
                 else:
-                    r1, m1, why = self.settle(a, st, *assume, st.alive, *cons, NOT(h))
+                    r1, m1, why = self.settle(a, st, *assume, st.alive, *cons, NOT(h), hard=hard)
                 if r1 == z3.sat:
                     self.cti[p.name] = (a, m1, st)
                     failed.append(p.name)
