@@ -387,3 +387,26 @@ def test_a_series_of_questions_skips_the_brief_tries_that_failed_before():
         if len(answers) > 1:  # the whole question and every path were found hard before
             assert all(t == v.timeout_ms for t in v.asked) and len(v.asked) < len(first), p.name
     assert "whole" in hard and all(r == z3.unsat for r, _s in answers)
+
+
+class _StepTooHard(Verifier):
+    """A verifier for which every question that carries an action's step is too hard."""
+
+    def ask_step(self, st, *facts, timeout_ms=None, guard=True):
+        return z3.unknown, None, "forced"
+
+    def settle(self, a, st, *facts, guard=True, hard=None):
+        return z3.unknown, None, "forced"
+
+
+def test_a_fault_the_guard_rules_out_is_refuted_without_the_step():
+    # every run-time error of SPELLS contradicts its move's guard (the spell is in the hand, the
+    # counters are below their bounds): asked with the assumptions and the guard only, each is
+    # refuted, though no question with the step itself is ever settled
+    spec = compile_text(SPELLS.replace(" GUARD", "").replace(" RANK", ""))
+    v = _StepTooHard(spec, 3, 2, 20, 0)
+    v.build()
+    v.assumed = {p.name for p in v.invariants}
+    v.check_faults()
+    (r,) = [x for x in v.results if x.property == "no_runtime_errors"]
+    assert r.status == "proved", r.message
