@@ -103,7 +103,9 @@ def run_specs(timeout: float, only: list[str] | None = None, jobs: int = 1,
         entries[rel] = (name, {"spec": rel, "sha256": digest, "depth": SPEC_DEPTH, "timeout": timeout,
                                "explore": _explore(),
                                "prover": prover_digest(), "date": time.strftime("%Y-%m-%d"), "players": kept,
-                               "seconds": old.get("seconds", {}) if kept else {}})
+                               "seconds": old.get("seconds", {}) if kept else {},
+                               # the prover each count was verified with (the entry's "prover" is the latest)
+                               "provers": old.get("provers", {}) if kept else {}})
         counts = range(spec.min_players, spec.max_players + 1)
         tasks += [(rel, n) for n in counts if not players or n in players]
     if not tasks:
@@ -120,10 +122,13 @@ def run_specs(timeout: float, only: list[str] | None = None, jobs: int = 1,
             if now.get("sha256") == entry["sha256"]:
                 entry["players"] = {**now["players"], **entry["players"]}
                 entry["seconds"] = {**now.get("seconds", {}), **entry["seconds"]}
+                entry["provers"] = {**now.get("provers", {}), **entry["provers"]}
             entry["players"][str(n)] = rs
             entry["seconds"][str(n)] = round(seconds, 1)
+            entry["provers"][str(n)] = entry["prover"]
             entry["players"] = dict(sorted(entry["players"].items(), key=lambda kv: int(kv[0])))
             entry["seconds"] = dict(sorted(entry["seconds"].items(), key=lambda kv: int(kv[0])))
+            entry["provers"] = dict(sorted(entry["provers"].items(), key=lambda kv: int(kv[0])))
             (DATA / name).write_text(json.dumps(entry, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
