@@ -236,14 +236,14 @@ class Verifier:
                 return r, m, why
             hard.add("whole")
         for k, path in enumerate(paths):
-            if len(paths) > 1 and (k not in hard or len(combos) <= 1):  # one path: the whole question
-                r, m, why = self.check([*facts, *path], self.QUICK_MS if len(combos) > 1 else self.timeout_ms)
+            # a brief try of the path, unless it is the whole question (one path), is the only
+            # combination below (asked there in full), or was found hard before
+            if len(paths) > 1 and len(combos) > 1 and k not in hard:
+                r, m, why = self.check([*facts, *path], self.QUICK_MS)
                 if r == z3.sat:
                     return r, m, why
                 if r == z3.unsat:
                     continue
-                if len(combos) <= 1:
-                    return r, m, why
                 hard.add(k)
             for combo in combos:
                 r, m, why = self.check([*facts, *path, *combo], self.timeout_ms)
