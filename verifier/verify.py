@@ -214,17 +214,20 @@ class Verifier:
 
         First the whole question, briefly. Then once per path through the step's branches (the
         solver otherwise explores the encodings of branches a case cannot take, such as a new deal
-        behind a branch the case cannot take), briefly; a path still open is asked once per
-        combination of values of the variables its symbolic map indices depend on (a player-valued
-        argument, state variable or let that indexes every per-player zone), each with the whole
-        time limit. sat as soon as a
-        case is; unsat when every case is; unknown at the first case that is not settled.
+        behind a branch the case cannot take), briefly; a path still open is asked once per value
+        of the first variable its symbolic map indices depend on (a player-valued argument, state
+        variable or let that indexes every per-player zone), briefly, what is still open once per
+        value of the next variable, and so on (by_values), the last variable's cases each with the
+        whole time limit. sat as soon as a case is; unsat when every case is; unknown at the first case that is not settled. A path
+        whose branch the question itself denies (a fault or gap condition carries the path it is
+        met on) is not asked: it cannot be taken.
 
         hard, when given, remembers across a series of like questions (the invariants one at a
-        time, against one step) what was not settled briefly: the whole question ("whole") and each
-        path by its number. A later question of the series skips those brief tries and splits at
+        time, against one step) what was not settled briefly: the whole question ("whole"), each
+        path by its number and each path's variables (by_values). A later question of the series skips those brief tries and splits at
         once; every case is still asked, so the answer is the same, only the wasted tries go."""
         step = self.init if st is None else st
+        asked = [*([st.guard] if st is not None and guard else []), *facts]
         facts = [*(self.init.constraints if st is None else self.step_facts(st, guard)), *facts]
         paths, combos = self.splits(step, a)
         if len(paths) <= 1 and len(combos) <= 1:
@@ -235,7 +238,10 @@ class Verifier:
             if r != z3.unknown:
                 return r, m, why
             hard.add("whole")
+        conj = _literals(asked) if len(paths) > 1 else {}
         for k, path in enumerate(paths):
+            if any(_contradicts(lit, conj) for lit in path):
+                continue  # the question itself takes the other side of one of the path's branches
             # a brief try of the path, unless it is the whole question (one path), is the only
             # combination below (asked there in full), or was found hard before
             if len(paths) > 1 and len(combos) > 1 and k not in hard:
@@ -245,12 +251,31 @@ class Verifier:
                 if r == z3.unsat:
                     continue
                 hard.add(k)
-            for combo in combos:
-                r, m, why = self.check([*facts, *path, *combo], self.timeout_ms)
+            r, m, why = self.by_values([*facts, *path], self.levels(step, a), k, hard)
+            if r != z3.unsat:
+                return r, m, why
+        return z3.unsat, None, ""
+
+    def by_values(self, facts: list, levels: list, path: int, hard: set):
+        """settle()'s question on one path, once per value of the first index variable; a value
+        not settled briefly there is split by the next variable's values, and so on, the last
+        variable's cases each with the whole time limit. sat or unknown at the first case that is;
+        unsat when every case is. hard remembers, per path and variable, that a brief try failed:
+        later questions of the series split there at once."""
+        if not levels:
+            return self.check(facts, self.timeout_ms)
+        first, rest = levels[0], levels[1:]
+        for case in first:
+            if rest and (path, len(rest)) not in hard:
+                r, m, why = self.check([*facts, case], self.QUICK_MS)
                 if r == z3.sat:
                     return r, m, why
-                if r == z3.unknown:
-                    return r, m, why
+                if r == z3.unsat:
+                    continue
+                hard.add((path, len(rest)))
+            r, m, why = self.by_values([*facts, case], rest, path, hard)
+            if r != z3.unsat:
+                return r, m, why
         return z3.unsat, None, ""
 
     def check(self, facts: list, timeout_ms: int | None = None):
@@ -270,11 +295,26 @@ class Verifier:
             self._splits[key] = (_paths(st.branches, self.SPLIT_PATHS), self.index_combos(st, a))
         return self._splits[key]
 
+    def levels(self, st: StepResult, a: ir.Action | None) -> list[list]:
+        """index_levels, computed once per step."""
+        key = ("levels", id(st))
+        if key not in self._splits:
+            self._splits[key] = self.index_levels(st, a)
+        return self._splits[key]
+
     def index_combos(self, st: StepResult, a: ir.Action | None) -> list[list]:
-        """The combinations of values of the variables (state, arguments, named lets, parameters of
-        small finite types) that the step's symbolic map indices depend on, as lists of conditions;
-        [[]] when there are none. Variables are taken in the order the indices first use them, as
-        long as the combinations stay within SPLIT_COMBOS."""
+        """The combinations of the index_levels' values, as lists of conditions; [[]] when there are
+        none."""
+        combos: list = [[]]
+        for cases in self.index_levels(st, a):
+            combos = [[*c, case] for c in combos for case in cases]
+        return combos
+
+    def index_levels(self, st: StepResult, a: ir.Action | None) -> list[list]:
+        """The variables (state, arguments, named lets, parameters of small finite types) that the
+        step's symbolic map indices depend on, each as one condition per value. Variables are
+        taken in the order the indices first use them, as long as the combinations of their values
+        stay within SPLIT_COMBOS."""
         known: dict = {}
         pairs = [(v.type, self.pre[v.name]) for v in self.spec.state if not v.zone]
         if a is not None:
@@ -289,13 +329,14 @@ class Verifier:
             for x in _consts(k):
                 if x.get_id() in known and x.get_id() not in order:
                     order.append(x.get_id())
-        combos: list = [[]]
+        levels: list = []
+        size = 1
         for vid in order:
-            cases = known[vid]
-            if len(combos) * len(cases) > self.SPLIT_COMBOS:
+            size *= len(known[vid])
+            if size > self.SPLIT_COMBOS:
                 break
-            combos = [[*c, case] for c in combos for case in cases]
-        return combos
+            levels.append(known[vid])
+        return levels
 
     def var_cases(self, t, x) -> list:
         """[(variable, [one condition per value])] for a value of a small finite type."""
@@ -320,8 +361,9 @@ class Verifier:
         """Which of an action's conditions (conds_of(step) -> [(label, term)]) some state the
         assumptions allow can meet: [] when each is refuted. All at once first, briefly; then one
         at a time, and where that does not settle a label (briefly, when the step can be split)
-        each condition once per value of the action's player parameters, remembering per case
-        what needed splitting (settle's hard). What stays open (sat or unknown) is returned by
+        each condition once per value of the action's player parameters, remembering across the
+        conditions and cases what needed splitting (settle's hard: the cases are the same step
+        with other values, and were measured to need the same splits). What stays open (sat or unknown) is returned by
         label. (The open conditions of a case all at once, before each alone, was measured 6 times
         slower: their disjunction is much harder than each.)
 
@@ -346,14 +388,14 @@ class Verifier:
             return []
         # one at a time: several together are often much harder than each alone
         open_: list = []
-        hard: list[set] = [set() for _case in (self.cases(a) if split else ())]  # settle()'s memory, per case
+        hard: set = set()  # settle()'s memory
         for lab in dict.fromkeys(lab for lab, _t in items):
             if all(sliced(st, t) or query(st, [t], self.QUICK_MS // 2 if split else None) == z3.unsat
                    for lb, t in items if lb == lab):
                 continue
             if split and all(sliced(case, t) or
-                             self.settle(a, case, *assume, t, guard=with_guard, hard=hard[k])[0] == z3.unsat
-                             for k, case in enumerate(self.cases(a)) for lb, t in conds_of(case) if lb == lab):
+                             self.settle(a, case, *assume, t, guard=with_guard, hard=hard)[0] == z3.unsat
+                             for case in self.cases(a) for lb, t in conds_of(case) if lb == lab):
                 continue
             open_.append(lab)
         return open_
@@ -478,8 +520,9 @@ class Verifier:
     def preserved(self, a: ir.Action, candidates: set) -> tuple[list, dict]:
         """Which candidates action a may break, assuming all of them before the move.
 
-        One query for all at once; when it times out, one query per invariant, so that a hard
-        one does not take the others down with it. Returns (broken names, {name: why unknown})."""
+        One query for all at once, again without what a counterexample breaks until none is
+        found; when it times out, one query per invariant, so that a hard one does not take the
+        others down with it. Returns (broken names, {name: why unknown})."""
         st = self.steps[a.name]
         failed: list = []
         timed_out: dict = {}
@@ -505,11 +548,14 @@ class Verifier:
                     self.cti[name] = (a, m, st)
                     remaining.discard(name)
                 failed.extend(bad)
-                return failed, timed_out  # the caller drops them and comes back with the rest
+                # ask again for the rest, without assuming what broke (Houdini: each answer is
+                # for a superset of the inductive invariants, so what it drops is rightly dropped)
+                assume = self.assumptions(candidates - set(failed))
+                continue
             break  # unknown: split the step by its players' values, or go one by one
         todo = [p for p in self.invariants if p.name in remaining and not self.untouched(a, p)]
         if self.cases(a):
-            return self.preserved_by_cases(a, todo, assume)
+            return self.preserved_by_cases(a, todo, assume, candidates - set(failed))
         hard: set = set()
         for p in todo:
             h, cons = self.holds(p, st.state, f"post.{a.name}")
@@ -521,28 +567,35 @@ class Verifier:
                 timed_out[p.name] = f"the induction step for {a.name}: {why}"
         return failed, timed_out
 
-    def preserved_by_cases(self, a: ir.Action, todo: list, assume: list) -> tuple[list, dict]:
+    def preserved_by_cases(self, a: ir.Action, todo: list, assume: list, candidates: set) -> tuple[list, dict]:
         """preserved() for a step split by the values of its player parameters: each case for all
-        the invariants at once (split by paths and index values when hard), then one by one where
-        that is not settled."""
+        the invariants at once (split by paths and index values when hard), again without what a
+        counterexample breaks until none is found; one by one where that is not settled. What
+        needed splitting is remembered across the cases (settle's hard)."""
         failed: list = []
         timed_out: dict = {}
+        together: set = set()  # settle()'s memory for the questions of all at once, across the cases
+        alone: set = set()     # and for those of one invariant
         for k, st in enumerate(self.cases(a)):
-            left = [p for p in todo if p.name not in failed and p.name not in timed_out]
-            if not left:
-                break
-            posts = {p.name: self.holds(p, st.state, f"case{k}.{a.name}") for p in left}
-            r, m, _why = self.settle(a, st, *assume, st.alive, *[c for _h, cs in posts.values() for c in cs],
-                                     NOT(AND(*[h for h, _cs in posts.values()])))
+            while True:
+                left = [p for p in todo if p.name not in failed and p.name not in timed_out]
+                if not left:
+                    return failed, timed_out
+                posts = {p.name: self.holds(p, st.state, f"case{k}.{a.name}") for p in left}
+                r, m, _why = self.settle(a, st, *assume, st.alive, *[c for _h, cs in posts.values() for c in cs],
+                                         NOT(AND(*[h for h, _cs in posts.values()])), hard=together)
+                if r != z3.sat:
+                    break
+                bad = [p.name for p in left if not _model_bool(m, posts[p.name][0])] or [p.name for p in left]
+                for name in bad:
+                    self.cti[name] = (a, m, st)  # the model is a counterexample for these
+                failed.extend(bad)
+                assume = self.assumptions(candidates - set(failed))
             if r == z3.unsat:
                 continue
-            hard: set = set()
             for p in left:
                 h, cons = posts[p.name]
-                if r == z3.sat and not _model_bool(m, h):
-                    r1, m1, why = r, m, ""  # the model is a counterexample for this one
-                else:
-                    r1, m1, why = self.settle(a, st, *assume, st.alive, *cons, NOT(h), hard=hard)
+                r1, m1, why = self.settle(a, st, *assume, st.alive, *cons, NOT(h), hard=alone)
                 if r1 == z3.sat:
                     self.cti[p.name] = (a, m1, st)
                     failed.append(p.name)
@@ -1137,6 +1190,39 @@ def _paths(nodes: list, limit: int, depth: int = 8) -> list[list]:
                 out += [[lit, *rest] for rest in _paths(kids, limit, depth - 1)]
             return out if len(out) <= limit else [[n["cond"]], [NOT(n["cond"])]]
     return out
+
+
+def _polarity(t) -> tuple[int, bool]:
+    """(the id of a condition under its negations, whether they are even in number)."""
+    even = True
+    while z3.is_not(t):
+        t, even = t.arg(0), not even
+    return t.get_id(), even
+
+
+def _literals(facts) -> dict:
+    """The conditions the facts assert through their conjunctions (a fault's or gap's path
+    condition among them), as {id under negations: {polarities}}."""
+    out: dict = {}
+    stack = [f for f in facts if isinstance(f, z3.BoolRef)]
+    seen: set = set()
+    while stack:
+        x = stack.pop()
+        if x.get_id() in seen:
+            continue
+        seen.add(x.get_id())
+        if z3.is_and(x):
+            stack.extend(x.children())
+        else:
+            key, even = _polarity(x)
+            out.setdefault(key, set()).add(even)
+    return out
+
+
+def _contradicts(lit, literals: dict) -> bool:
+    """Whether a path's condition is the negation of one the facts assert (syntactically)."""
+    key, even = _polarity(lit)
+    return (not even) in literals.get(key, ())
 
 
 def _walk(e):
