@@ -410,6 +410,46 @@ def test_paths_the_question_itself_denies_are_not_asked():
     assert asked[0] + 2 * (1 + 3) == asked[1], asked
 
 
+class _OneValueAtATime(Verifier):
+    """A verifier whose brief tries settle nothing but the questions with the value of one index
+    variable fixed (its last fact one of the first variable's conditions)."""
+
+    MAX_CASES = 0
+
+    def check(self, facts, timeout_ms=None):
+        full = timeout_ms is None or timeout_ms >= self.timeout_ms
+        self.asked.append("full" if full else "brief")
+        if not full and not any(z3.eq(facts[-1], c) for c in self.first):
+            return z3.unknown, None, "forced"
+        return super().check(facts, timeout_ms)
+
+
+def test_a_path_is_split_by_one_variable_first_and_by_the_next_only_where_needed():
+    from verifier.backends.z3 import NOT
+    text = SPELLS.replace(" GUARD", "").replace(" RANK", "").replace("var plays: 0..20", "var plays: 0..20\nvar target: Player")
+    text = text.replace("move s from hand[p] to laid[p]", "move s from hand[p] to laid[target]")
+    v = _OneValueAtATime(compile_text(text), 3, 4, 20, 0)
+    v.build()
+    a = next(a for a in v.spec.actions if a.name == "cast_spell")
+    st = v.steps["cast_spell"]
+    levels = v.levels(st, a)
+    assert [len(x) for x in levels] == [3, 3]  # p, then target: 9 combinations
+    v.first = levels[0]
+    assume = v.assumptions({p.name for p in v.invariants})
+    for p in v.invariants:
+        h, cons = v.holds(p, st.state, "post")
+        v.asked = []
+        r = v.settle(a, st, *assume, st.alive, *cons, NOT(h))[0]
+        assert r == z3.unsat, p.name
+        # the whole question briefly, then one brief question per value of p: none in full
+        assert v.asked == ["brief"] * 4, (p.name, v.asked)
+    v.first = []  # now no brief try settles anything: every combination is asked in full
+    h, cons = v.holds(v.invariants[0], st.state, "post")
+    v.asked = []
+    assert v.settle(a, st, *assume, st.alive, *cons, NOT(h))[0] == z3.unsat
+    assert v.asked.count("full") == 9
+
+
 def test_the_induction_drops_every_invariant_an_action_breaks_in_one_go():
     text = """
 game two "Two"
