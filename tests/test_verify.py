@@ -490,3 +490,20 @@ def test_a_fault_the_guard_rules_out_is_refuted_without_the_step():
     v.check_faults()
     (r,) = [x for x in v.results if x.property == "no_runtime_errors"]
     assert r.status == "proved", r.message
+
+
+def test_the_term_builders_make_the_terms_z3py_makes():
+    from verifier.backends.z3 import AND, ITE, NOT, OR, _same, concrete, is_false, is_true
+    x, y = z3.Bools("x y")
+    a, b = z3.Ints("a b")
+    built = [AND(x, NOT(y)), OR(x, y, NOT(x)), NOT(x), ITE(x, a, b + 1), ITE(x, y, NOT(y)), ITE(y, 1, a)]
+    by_z3py = [z3.And(x, z3.Not(y)), z3.Or(x, y, z3.Not(x)), z3.Not(x), z3.If(x, a, b + 1),
+               z3.If(x, y, z3.Not(y)), z3.If(y, 1, a)]
+    for mine, theirs in zip(built, by_z3py):
+        assert mine.eq(theirs) and mine.sort() == theirs.sort() and type(mine) is type(theirs), (mine, theirs)
+        assert _same(mine, theirs)  # one node per term
+    assert not _same(a, b) and not _same(a + 1, a + 2)
+    assert is_true(z3.BoolVal(True)) and is_false(z3.BoolVal(False)) and not is_true(x) and not is_false(x)
+    assert is_false(z3.simplify(z3.And(x, False))) and not is_true(z3.And(x, True))
+    assert concrete(z3.BoolVal(False)) is False and concrete(z3.BoolVal(True)) is True and concrete(x) is None
+    assert AND(x, True) is x and AND(x, False) is False and OR(y, False) is y and ITE(z3.BoolVal(True), a, b) is a

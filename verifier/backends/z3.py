@@ -118,12 +118,28 @@ class MapV:
 
 # ---- helpers that fold known values --------------------------------------------------------
 
+# Z3 keeps one node per term in a context (hash-consing), so two terms are the same term exactly
+# when they are the same node: comparing the nodes' addresses answers is_true, is_false and _same
+# without the several calls into Z3 each of z3.is_true and ExprRef.eq makes (measured: a third of
+# the Python time of encoding a step went there).
+_CONSTANTS: dict = {}
+
+
+def _true_false(ctx) -> tuple:
+    """(address of true, address of false) in a context; the terms are kept, so the nodes stay."""
+    tf = _CONSTANTS.get(id(ctx))
+    if tf is None:
+        t, f = z3.BoolVal(True, ctx), z3.BoolVal(False, ctx)
+        tf = _CONSTANTS[id(ctx)] = (t.ast.value, f.ast.value, t, f, ctx)
+    return tf
+
+
 def is_true(x) -> bool:
-    return x is True or (isinstance(x, z3.BoolRef) and z3.is_true(x))
+    return x is True or (isinstance(x, z3.BoolRef) and x.ast.value == _true_false(x.ctx)[0])
 
 
 def is_false(x) -> bool:
-    return x is False or (isinstance(x, z3.BoolRef) and z3.is_false(x))
+    return x is False or (isinstance(x, z3.BoolRef) and x.ast.value == _true_false(x.ctx)[1])
 
 
 def AND(*xs):
@@ -135,7 +151,10 @@ def AND(*xs):
             out.append(x)
     if not out:
         return True
-    return out[0] if len(out) == 1 else z3.And(*out)
+    if len(out) == 1:
+        return out[0]
+    r = _mk_nary(z3.Z3_mk_and, out)
+    return z3.And(*out) if r is None else r
 
 
 def OR(*xs):
@@ -147,12 +166,28 @@ def OR(*xs):
             out.append(x)
     if not out:
         return False
-    return out[0] if len(out) == 1 else z3.Or(*out)
+    if len(out) == 1:
+        return out[0]
+    r = _mk_nary(z3.Z3_mk_or, out)
+    return z3.Or(*out) if r is None else r
+
+
+# z3.And, z3.Or, z3.Not and z3.If check and convert their arguments (context, sorts, casts) with
+# several calls into Z3 each; the terms built here are already Boolean (and Int) terms of one
+# context, so they are built with the C API directly, falling back to z3py for anything else.
+def _mk_nary(mk, xs: list):
+    ctx = xs[0].ctx
+    if not all(isinstance(x, z3.BoolRef) and x.ctx is ctx for x in xs):
+        return None
+    args = (z3.Ast * len(xs))(*[x.ast for x in xs])
+    return z3.BoolRef(mk(ctx.ref(), len(xs), args), ctx)
 
 
 def NOT(x):
     if type(x) is bool:
         return not x
+    if isinstance(x, z3.BoolRef):
+        return z3.BoolRef(z3.Z3_mk_not(x.ctx.ref(), x.ast), x.ctx)
     return z3.Not(x)
 
 
@@ -167,6 +202,11 @@ def ITE(c, a, b):
         return b
     if _same(a, b):
         return a
+    if isinstance(c, z3.BoolRef) and isinstance(a, z3.ExprRef) and isinstance(b, z3.ExprRef) \
+            and a.ctx is c.ctx and b.ctx is c.ctx:
+        for ref in (z3.BoolRef, z3.ArithRef):  # Int: the only number sort the encoding uses
+            if isinstance(a, ref) and isinstance(b, ref):
+                return ref(z3.Z3_mk_ite(c.ctx.ref(), c.ast, a.ast, b.ast), c.ctx)
     return z3.If(c, a, b)
 
 
@@ -174,7 +214,7 @@ def _same(a, b) -> bool:
     if type(a) in (int, bool) and type(b) in (int, bool):
         return a == b and type(a) is type(b)
     if isinstance(a, z3.ExprRef) and isinstance(b, z3.ExprRef):
-        return a.eq(b)
+        return a.ast.value == b.ast.value and a.ctx is b.ctx  # the same node (see is_true)
     return False
 
 
@@ -216,8 +256,10 @@ def concrete(x):
         return x
     if isinstance(x, z3.IntNumRef):
         return x.as_long()
-    if isinstance(x, z3.BoolRef) and (z3.is_true(x) or z3.is_false(x)):
-        return z3.is_true(x)
+    if is_true(x):
+        return True
+    if is_false(x):
+        return False
     return None
 
 
