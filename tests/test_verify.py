@@ -507,3 +507,12 @@ def test_the_term_builders_make_the_terms_z3py_makes():
     assert is_false(z3.simplify(z3.And(x, False))) and not is_true(z3.And(x, True))
     assert concrete(z3.BoolVal(False)) is False and concrete(z3.BoolVal(True)) is True and concrete(x) is None
     assert AND(x, True) is x and AND(x, False) is False and OR(y, False) is y and ITE(z3.BoolVal(True), a, b) is a
+    from verifier.backends.z3 import assert_all
+    s = z3.Solver()
+    assert_all(s, [x, True, NOT(y), a > 2, z3.BoolVal(True)])
+    assert s.check() == z3.sat and len(s.assertions()) == 4
+    assert_all(s, [a < 2])
+    assert s.check() == z3.unsat
+    s = z3.Solver()
+    assert_all(s, [False])
+    assert s.check() == z3.unsat

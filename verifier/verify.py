@@ -26,7 +26,8 @@ from . import ir
 from .backends.interpreter import Program
 from .backends.runtime import Fault, ForcedChance, Gap, Spurious
 from .backends.z3 import (AND, EQ, IMPLIES, NOT, OR, BagV, Encoder, MapV, OptV, PileV, SeqPileV, SeqV, SetV, StepResult,
-                          Unsupported, _consts, _lt, _model_bool, _model_int, concrete, is_false)
+                          Unsupported, _consts, _lt, _model_bool, _model_int, assert_all, concrete,
+                          is_false)
 from .trace import Trace, TraceStep, describe_changes
 from .types import BagT, BoolT, EnumT, IntT, MapT, PileT, PlayerT, format_value
 
@@ -147,7 +148,7 @@ class Verifier:
     def solver(self) -> z3.Solver:
         s = z3.Solver()
         s.set("timeout", self.timeout_ms)
-        s.add(*self.pcons)
+        assert_all(s, self.pcons)
         return s
 
     def base_facts(self, a: ir.Action | None) -> list:
@@ -284,7 +285,7 @@ class Verifier:
         s = self.solver()
         if timeout_ms is not None:
             s.set("timeout", min(timeout_ms, self.timeout_ms))
-        s.add(*[f for f in facts if f is not True])
+        assert_all(s, facts)
         r = s.check()
         return r, (s.model() if r == z3.sat else None), (s.reason_unknown() if r == z3.unknown else "")
 
