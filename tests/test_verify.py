@@ -469,6 +469,28 @@ invariant never_two cite "A" "a": x != 2
     assert sorted(failed) == ["never_one", "never_two"] and not unknown
 
 
+class _FirstAskOnly(Verifier):
+    """A verifier whose questions about a whole step are answered once, then time out."""
+
+    def ask(self, a, *facts, timeout_ms=None):
+        if a is not None:
+            self.asks += 1
+            if self.asks > 1:
+                return z3.unknown, None, "forced"
+        return super().ask(a, *facts, timeout_ms=timeout_ms)
+
+
+def test_what_a_counterexample_broke_stays_broken_when_the_step_is_then_split():
+    bad = compile_text(SPELLS.replace(" and cast[p] == 0 GUARD", "").replace(" RANK", ""))
+    v = _FirstAskOnly(bad, 3, 2, 20, 0)
+    v.build()
+    v.cti, v.asks = {}, 0
+    cast = next(a for a in bad.actions if a.name == "cast_spell")
+    assert v.cases(cast)  # the rest is asked per player case
+    failed, unknown = v.preserved(cast, {p.name for p in v.invariants})
+    assert "one_spell_each" in failed and v.asks == 2, (failed, unknown, v.asks)
+
+
 class _StepTooHard(Verifier):
     """A verifier for which every question that carries an action's step is too hard."""
 

@@ -558,7 +558,8 @@ class Verifier:
             break  # unknown: split the step by its players' values, or go one by one
         todo = [p for p in self.invariants if p.name in remaining and not self.untouched(a, p)]
         if self.cases(a):
-            return self.preserved_by_cases(a, todo, assume, candidates - set(failed))
+            more, timed_out = self.preserved_by_cases(a, todo, assume, candidates - set(failed))
+            return failed + more, timed_out
         hard: set = set()
         for p in todo:
             h, cons = self.holds(p, st.state, f"post.{a.name}")
