@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -348,7 +349,7 @@ def test_a_step_splits_into_exhaustive_disjoint_paths():
             s = z3.Solver()
             s.add(*paths[i], *paths[j])
             assert s.check() == z3.unsat  # disjoint
-    combos = v.index_combos(st, next(a for a in spec.actions if a.name == "pass_turn"))
+    combos = list(itertools.product(*v.index_levels(st, next(a for a in spec.actions if a.name == "pass_turn"))))
     assert len(combos) == 3  # cast[p]: one case per value of p
 
 
@@ -432,7 +433,7 @@ def test_a_path_is_split_by_one_variable_first_and_by_the_next_only_where_needed
     v.build()
     a = next(a for a in v.spec.actions if a.name == "cast_spell")
     st = v.steps["cast_spell"]
-    levels = v.levels(st, a)
+    levels = v.splits(st, a)[1]
     assert [len(x) for x in levels] == [3, 3]  # p, then target: 9 combinations
     v.first = levels[0]
     assume = v.assumptions({p.name for p in v.invariants})

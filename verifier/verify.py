@@ -110,7 +110,7 @@ class Verifier:
             self.post_totals[id(st.state)] = enc.totals_after(self.pre, st, pre_totals)
         self.pre_totals = pre_totals
         self._cases: dict = {}
-        self._splits: dict = {}  # id(step) -> (paths, index combinations)
+        self._splits: dict = {}  # id(step) -> (paths, index levels)
         self._values: dict = {}
         self._free: set = set()  # invariants whose evaluation makes free choices
         if not hasattr(self, "post_totals"):
@@ -231,8 +231,11 @@ class Verifier:
         step = self.init if st is None else st
         asked = [*([st.guard] if st is not None and guard else []), *facts]
         facts = [*(self.init.constraints if st is None else self.step_facts(st, guard)), *facts]
-        paths, combos = self.splits(step, a)
-        if len(paths) <= 1 and len(combos) <= 1:
+        paths, levels = self.splits(step, a)
+        combos = 1
+        for cases in levels:
+            combos *= len(cases)
+        if len(paths) <= 1 and combos <= 1:
             return self.check(facts, self.timeout_ms)
         hard = set() if hard is None else hard
         if "whole" not in hard:
@@ -246,14 +249,14 @@ class Verifier:
                 continue  # the question itself takes the other side of one of the path's branches
             # a brief try of the path, unless it is the whole question (one path), is the only
             # combination below (asked there in full), or was found hard before
-            if len(paths) > 1 and len(combos) > 1 and k not in hard:
+            if len(paths) > 1 and combos > 1 and k not in hard:
                 r, m, why = self.check([*facts, *path], self.QUICK_MS)
                 if r == z3.sat:
                     return r, m, why
                 if r == z3.unsat:
                     continue
                 hard.add(k)
-            r, m, why = self.by_values([*facts, *path], self.levels(step, a), k, hard)
+            r, m, why = self.by_values([*facts, *path], levels, k, hard)
             if r != z3.unsat:
                 return r, m, why
         return z3.unsat, None, ""
@@ -291,26 +294,11 @@ class Verifier:
         return r, (s.model() if r == z3.sat else None), (s.reason_unknown() if r == z3.unknown else "")
 
     def splits(self, st: StepResult, a: ir.Action | None) -> tuple[list, list]:
-        """(paths, index combinations) of a step, computed once per step."""
+        """(paths, index_levels) of a step, computed once per step."""
         key = id(st)
         if key not in self._splits:
-            self._splits[key] = (_paths(st.branches, self.SPLIT_PATHS), self.index_combos(st, a))
+            self._splits[key] = (_paths(st.branches, self.SPLIT_PATHS), self.index_levels(st, a))
         return self._splits[key]
-
-    def levels(self, st: StepResult, a: ir.Action | None) -> list[list]:
-        """index_levels, computed once per step."""
-        key = ("levels", id(st))
-        if key not in self._splits:
-            self._splits[key] = self.index_levels(st, a)
-        return self._splits[key]
-
-    def index_combos(self, st: StepResult, a: ir.Action | None) -> list[list]:
-        """The combinations of the index_levels' values, as lists of conditions; [[]] when there are
-        none."""
-        combos: list = [[]]
-        for cases in self.index_levels(st, a):
-            combos = [[*c, case] for c in combos for case in cases]
-        return combos
 
     def index_levels(self, st: StepResult, a: ir.Action | None) -> list[list]:
         """The variables (state, arguments, named lets, parameters of small finite types) that the
