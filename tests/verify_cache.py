@@ -57,28 +57,32 @@ def _explore() -> int:
     return EXPLORE
 
 
-def results(spec, players: int, depth: int, timeout: float) -> list[dict]:
+def results(spec, players: int, depth: int, timeout: float, answers=None) -> list[dict]:
     from verifier.verify import Verifier
 
     out = []
-    for r in Verifier(spec, players, depth, timeout).run():
+    for r in Verifier(spec, players, depth, timeout, answers=answers).run():
         j = r.to_json()
         j.pop("trace", None)
         out.append(j)
     return out
 
 
-def _one(rel: str, n: int, timeout: float):
+def _one(rel: str, n: int, timeout: float, answers_file: str | None = None):
+    from verifier.answers import Answers
     from verifier.pipeline import load_spec
 
     sys.setrecursionlimit(10_000)
     t0 = time.perf_counter()
     spec, _ = load_spec(rel)
-    return results(spec, n, SPEC_DEPTH, timeout), time.perf_counter() - t0
+    answers = Answers(answers_file) if answers_file else None
+    rs = results(spec, n, SPEC_DEPTH, timeout, answers)
+    use = {"reused": answers.hits, "asked": answers.misses} if answers else None
+    return rs, time.perf_counter() - t0, use
 
 
 def run_specs(timeout: float, only: list[str] | None = None, jobs: int = 1,
-              players: list[int] | None = None) -> None:
+              players: list[int] | None = None, answers_file: str | None = None) -> None:
     """Every (spec, player count) in its own process, at most `jobs` at once.
 
     Each count is written as soon as it finishes, into the spec's entry: the counts already cached for
@@ -111,10 +115,10 @@ def run_specs(timeout: float, only: list[str] | None = None, jobs: int = 1,
     if not tasks:
         sys.exit("verify_cache: nothing to run (check --only and --players)")
     with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = {pool.submit(_one, rel, n, timeout): (rel, n) for rel, n in tasks}
+        futures = {pool.submit(_one, rel, n, timeout, answers_file): (rel, n) for rel, n in tasks}
         for fut in concurrent.futures.as_completed(futures):
             rel, n = futures[fut]
-            rs, seconds = fut.result()
+            rs, seconds, use = fut.result()
             name, entry = entries[rel]
             print(f"{rel} {n} players: {seconds:.0f} s", flush=True)
             # read again: another run of this script (another player count) may have written since
@@ -123,9 +127,17 @@ def run_specs(timeout: float, only: list[str] | None = None, jobs: int = 1,
                 entry["players"] = {**now["players"], **entry["players"]}
                 entry["seconds"] = {**now.get("seconds", {}), **entry["seconds"]}
                 entry["provers"] = {**now.get("provers", {}), **entry["provers"]}
+                entry["answers"] = {**now.get("answers", {}), **entry.get("answers", {})}
             entry["players"][str(n)] = rs
             entry["seconds"][str(n)] = round(seconds, 1)
             entry["provers"][str(n)] = entry["prover"]
+            # the seconds of a run that took solver answers from a store (--answers) are not a
+            # measurement of the prover's speed: say how many it took
+            entry.setdefault("answers", {}).pop(str(n), None)
+            if use:
+                entry["answers"][str(n)] = use
+            if not entry["answers"]:
+                del entry["answers"]
             entry["players"] = dict(sorted(entry["players"].items(), key=lambda kv: int(kv[0])))
             entry["seconds"] = dict(sorted(entry["seconds"].items(), key=lambda kv: int(kv[0])))
             entry["provers"] = dict(sorted(entry["provers"].items(), key=lambda kv: int(kv[0])))
@@ -173,10 +185,13 @@ def main(argv=None) -> int:
     ap.add_argument("--only", nargs="*", help="spec paths or mutant ids")
     ap.add_argument("--players", type=int, nargs="*", help="only these player counts (specs)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="spec runs at once (default: processors)")
+    ap.add_argument("--answers", metavar="FILE",
+                    help="keep and reuse the solver's unsat answers in FILE (specs; see rulespec verify --answers): "
+                         "a run cut short resumes where it stopped")
     args = ap.parse_args(argv)
     sys.setrecursionlimit(10_000)
     if args.what in ("specs", "all"):
-        run_specs(args.timeout, args.only, args.jobs, args.players)
+        run_specs(args.timeout, args.only, args.jobs, args.players, args.answers)
     if args.what in ("mutants", "all"):
         run_mutants(args.timeout, args.only, args.jobs)
     return 0

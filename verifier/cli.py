@@ -105,6 +105,11 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--jobs", type=_positive, metavar="J",
                    help="player counts (and specs) verified at once, each in its own process (default: the "
                         "number of processors)")
+    v.add_argument("--answers", metavar="FILE",
+                   help="keep the solver's unsat answers in FILE (SQLite, created when missing) and take them "
+                        "from there: a run that was stopped, or one after a change that leaves most questions "
+                        "as they were, asks the solver only what FILE does not settle. Keyed by each "
+                        "question's structure and the Z3 version; sat and unknown answers are asked again")
     v.add_argument("--json", action="store_true", help="print one JSON document on stdout")
 
     df = sub.add_parser("diff", help="compare two editions of a game: every difference with a witness",

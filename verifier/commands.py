@@ -257,15 +257,20 @@ def cmd_docs(args) -> int:
 
 # ---- verify --------------------------------------------------------------------------------
 
-def _verify_one(path: str, n: int, depth: int, timeout: float, games: int, explore: int):
-    """One spec at one player count (run in a worker process): its results and seconds."""
+def _verify_one(path: str, n: int, depth: int, timeout: float, games: int, explore: int, answers_file=None):
+    """One spec at one player count (run in a worker process): its results, seconds and the
+    use of the store of answers (reused, asked, added)."""
     import time
 
+    from .answers import Answers
     from .verify import Verifier
 
     t0 = time.perf_counter()
     spec, _warnings = load_spec(path)
-    return Verifier(spec, n, depth, timeout, games, explore).run(), time.perf_counter() - t0
+    answers = Answers(answers_file) if answers_file else None
+    results = Verifier(spec, n, depth, timeout, games, explore, answers).run()
+    use = (answers.hits, answers.misses, answers.added) if answers else (0, 0, 0)
+    return results, time.perf_counter() - t0, use
 
 
 def cmd_verify(args) -> int:
@@ -286,6 +291,10 @@ def cmd_verify(args) -> int:
     tasks = [(path, n) for path, _spec, counts in loaded for n in counts]
     jobs = min(args.jobs or os.cpu_count() or 1, len(tasks))
     games, explore = max(args.games, 0), max(args.explore, 0)
+    answers = None
+    if args.answers:
+        from .answers import open_answers
+        answers = open_answers(args.answers)
     done: dict = {}
     if jobs <= 1:
         for path, spec, counts in loaded:
@@ -298,13 +307,17 @@ def cmd_verify(args) -> int:
                     def tick():
                         ticks[0] += 1
                         bar(ticks[0])
-                    done[(path, n)] = (Verifier(spec, n, args.depth, args.timeout, games, explore).run(tick),
-                                       time.perf_counter() - t0)
+                    before = (answers.hits, answers.misses, answers.added) if answers else (0, 0, 0)
+                    results = Verifier(spec, n, args.depth, args.timeout, games, explore, answers).run(tick)
+                    after = (answers.hits, answers.misses, answers.added) if answers else (0, 0, 0)
+                    done[(path, n)] = (results, time.perf_counter() - t0,
+                                       tuple(b - a for a, b in zip(before, after)))
     else:
         # each (spec, player count) in its own process; Z3 uses one processor per query
         with progress_bar(len(tasks), f"verify ({jobs} at once)") as bar, \
                 concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = {pool.submit(_verify_one, path, n, args.depth, args.timeout, games, explore): (path, n)
+            futures = {pool.submit(_verify_one, path, n, args.depth, args.timeout, games, explore,
+                                   args.answers): (path, n)
                        for path, n in tasks}
             for k, fut in enumerate(concurrent.futures.as_completed(futures), 1):
                 done[futures[fut]] = fut.result()
@@ -316,8 +329,10 @@ def cmd_verify(args) -> int:
         seconds = sum(done[(path, n)][1] for n in counts)
         runs.append((path, spec, results, seconds))
     problems = sum(r.problem for _p, _s, rs, _t in runs for r in rs)
+    reused, asked, added = (sum(u[i] for _r, _t, u in done.values()) for i in range(3))
+    used = {"file": args.answers, "reused": reused, "asked": asked, "added": added} if args.answers else None
     if args.json:
-        emit_json({"ok": problems == 0, "jobs": jobs, "seconds": round(wall, 2), "specs": [
+        emit_json({"ok": problems == 0, "jobs": jobs, "seconds": round(wall, 2), "answers": used, "specs": [
             {"spec": path, "game": spec.game, "edition": spec.edition, "seconds": round(t, 2),
              "players": {str(n): round(done[(path, n)][1], 2) for n in sorted({r.players for r in rs})},
              "results": [r.to_json() for r in rs]}
@@ -327,6 +342,9 @@ def cmd_verify(args) -> int:
             _print_verify(path, spec, rs, t, {n: done[(path, n)][1] for n in sorted({r.players for r in rs})})
         if len(tasks) > 1:
             print(f"{len(tasks)} runs in {wall:.1f} s wall, {jobs} at once")
+        if used:
+            print(f"{reused} of {reused + asked} solver questions answered from {args.answers} "
+                  f"({added} unsat answers added)")
     return EXIT_FOUND if problems else EXIT_OK
 
 

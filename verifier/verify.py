@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import z3
 
 from . import ir
+from .answers import fingerprint
 from .backends.interpreter import Program
 from .backends.runtime import Fault, ForcedChance, Gap, Spurious
 from .backends.z3 import (AND, EQ, IMPLIES, NOT, OR, BagV, Encoder, MapV, OptV, PileV, SeqPileV, SeqV, SetV, StepResult,
@@ -66,8 +67,9 @@ class Verifier:
     """All proof obligations of one spec for one player count."""
 
     def __init__(self, spec: ir.Spec, players: int, depth: int = 8, timeout: float = 30.0, games: int = 100,
-                 explore: int = EXPLORE):
+                 explore: int = EXPLORE, answers=None):
         self.spec = spec
+        self.answers = answers  # an answers.Answers: unsat answers kept across runs, or None
         self.n = players
         self.depth = depth
         self.games = games  # random games played for witnesses the bounded search is too shallow to find
@@ -285,12 +287,21 @@ class Verifier:
 
     def check(self, facts: list, timeout_ms: int | None = None):
         """(result, model or None, reason) of the facts on a fresh solver, within the time limit
-        (or less)."""
+        (or less). With a store of answers, an unsat answer found before is taken from it, and
+        one found now is added to it."""
+        key = None
+        if self.answers is not None:
+            key = fingerprint([*self.pcons, *facts])
+            if self.answers.known(key):
+                return z3.unsat, None, ""
+        t0 = time.perf_counter()
         s = self.solver()
         if timeout_ms is not None:
             s.set("timeout", min(timeout_ms, self.timeout_ms))
         assert_all(s, facts)
         r = s.check()
+        if key is not None and r == z3.unsat:
+            self.answers.add(key, time.perf_counter() - t0)
         return r, (s.model() if r == z3.sat else None), (s.reason_unknown() if r == z3.unknown else "")
 
     def splits(self, st: StepResult, a: ir.Action | None) -> tuple[list, list]:
@@ -1679,9 +1690,9 @@ def _same_value(t, prover, interp, enc) -> bool:
 
 
 def verify_spec(spec: ir.Spec, players: int, depth: int = 8, timeout: float = 30.0, progress=None,
-                games: int = 100, explore: int = EXPLORE) -> list[Result]:
+                games: int = 100, explore: int = EXPLORE, answers=None) -> list[Result]:
     """Every property of a spec for one player count, with the statuses the module docstring defines."""
-    return Verifier(spec, players, depth, timeout, games, explore).run(progress)
+    return Verifier(spec, players, depth, timeout, games, explore, answers).run(progress)
 
 
 __all__ = ["Result", "Verifier", "verify_spec", "BagT", "PlayerT", "is_false", "concrete"]
