@@ -1,0 +1,95 @@
+"""The store of the solver's unsat answers (verify --answers): keys, reuse, and bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import z3
+
+from verifier.answers import Answers, fingerprint
+from verifier.verify import Verifier
+
+from conftest import compile_text, run_cli
+from test_verify import SPELLS
+
+GOOD = SPELLS.replace(" GUARD", "").replace(" RANK", "")
+ROOT = Path(__file__).resolve().parent.parent
+
+_KEY = """
+import sys
+sys.path.insert(0, {root!r}); sys.path.insert(0, {tests!r})
+from conftest import compile_text
+from test_verify import SPELLS
+from verifier.answers import fingerprint
+from verifier.verify import Verifier
+v = Verifier(compile_text(SPELLS.replace(" GUARD", "").replace(" RANK", "")), 3, 2, 20, 0)
+v.build()
+a = v.spec.actions[0]
+print(fingerprint([*v.pcons, *v.step_facts(v.steps[a.name])]))
+"""
+
+
+def _key_in_a_new_process() -> str:
+    code = _KEY.format(root=str(ROOT), tests=str(ROOT / "tests"))
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_a_question_built_again_elsewhere_has_the_same_key_and_another_question_another():
+    v = Verifier(compile_text(GOOD), 3, 2, 20, 0)
+    v.build()
+    a = v.spec.actions[0]
+    facts = [*v.pcons, *v.step_facts(v.steps[a.name])]
+    key = fingerprint(facts)
+    assert key == _key_in_a_new_process()
+    turn = v.pre["turn"]
+    assert fingerprint([*facts, turn == 0]) != fingerprint([*facts, turn == 1]) != key
+    assert fingerprint([*facts, turn == 0]) != fingerprint([turn == 0, *facts])
+
+
+def test_a_second_run_takes_the_unsat_answers_and_says_the_same(tmp_path):
+    path = tmp_path / "answers.db"
+    first_store = Answers(path)
+    first = {(r.property, r.status) for r in Verifier(compile_text(GOOD), 2, 2, 20, 0, answers=first_store).run()}
+    assert first_store.hits == 0 and first_store.added > 0 and len(first_store) == first_store.added
+    again = Answers(path)
+    second = {(r.property, r.status) for r in Verifier(compile_text(GOOD), 2, 2, 20, 0, answers=again).run()}
+    assert second == first
+    assert again.hits >= first_store.added and again.added == 0
+
+
+def test_an_answer_in_the_store_is_taken_without_asking_the_solver(tmp_path):
+    """What the store says is believed (so that its keys must be exact): a sat question whose key
+    is in the store is answered unsat. Only the prover writes there."""
+    v = Verifier(compile_text(GOOD), 2, 2, 20, 0, answers=Answers(tmp_path / "a.db"))
+    v.build()
+    turn = v.pre["turn"]
+    facts = [turn == 0]
+    assert v.check(facts)[0] == z3.sat
+    assert len(v.answers) == 0  # sat answers are not kept
+    v.answers.add(fingerprint([*v.pcons, *facts]), 0.0)
+    assert v.check(facts)[0] == z3.unsat and v.answers.hits == 1
+
+
+def test_verify_answers_json_counts_and_bad_files(tmp_path):
+    good = tmp_path / "good.rules"
+    good.write_text(GOOD)
+    store = tmp_path / "answers.db"
+    args = ("verify", str(good), "--players", "2", "--depth", "2", "--games", "5", "--answers", str(store))
+    r = run_cli(*args, "--json")
+    assert r.code == 0, r
+    use = json.loads(r.out)["answers"]
+    assert use["reused"] == 0 and use["added"] > 0
+    r = run_cli(*args)
+    assert r.code == 0 and "solver questions answered from" in r.out, r
+    # a folder, a missing folder, a file that is not a store: exit 2, and the file is left as it was
+    for bad, says in ((tmp_path, "is a folder"), (tmp_path / "no" / "a.db", "does not exist")):
+        r = run_cli("verify", str(good), "--players", "2", "--answers", str(bad))
+        assert r.code == 2 and says in r.err and "Traceback" not in r.err, r
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n" * 200)
+    r = run_cli("verify", str(good), "--players", "2", "--answers", str(notes))
+    assert r.code == 2 and "not a file of answers" in r.err and "Traceback" not in r.err, r
+    assert notes.read_text() == "my notes\n" * 200
