@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -45,8 +46,21 @@ def test_a_question_built_again_elsewhere_has_the_same_key_and_another_question_
     key = fingerprint(facts)
     assert key == _key_in_a_new_process()
     turn = v.pre["turn"]
-    assert fingerprint([*facts, turn == 0]) != fingerprint([*facts, turn == 1]) != key
-    assert fingerprint([*facts, turn == 0]) != fingerprint([turn == 0, *facts])
+    keys = {key, fingerprint([*facts, turn == 0]), fingerprint([*facts, turn == 1]), fingerprint([turn == 0, *facts])}
+    assert len(keys) == 4
+
+
+def test_terms_that_differ_anywhere_have_different_keys():
+    """Z3's own structural hash takes a number's absolute value (5 and -5 alike): the key does not
+    rest on it."""
+    x, y = z3.Ints("x y")
+    alike = [[x == 5], [x == -5], [x * 5 > 1], [x * -5 > 1], [x - y > 0], [y - x > 0],
+             [z3.If(x > 0, x + 1, x - 1) == y], [z3.If(x > 0, x + 1, x - 2) == y],
+             [z3.Real("x") == z3.RealVal("1/2")], [z3.Real("x") == z3.RealVal("-1/2")],
+             [z3.ForAll([y], y + x >= 0)], [z3.ForAll([y], y - x >= 0)], [x == 5, y == 1], [y == 1, x == 5]]
+    keys = [fingerprint(f) for f in alike]
+    assert len(set(keys)) == len(keys)
+    assert fingerprint([x == -5]) == fingerprint([z3.Int("x") == -5])
 
 
 def test_a_second_run_takes_the_unsat_answers_and_says_the_same(tmp_path):
@@ -73,6 +87,29 @@ def test_an_answer_in_the_store_is_taken_without_asking_the_solver(tmp_path):
     assert v.check(facts)[0] == z3.unsat and v.answers.hits == 1
 
 
+def test_a_changed_constant_is_asked_again_not_taken_from_the_store(tmp_path):
+    """A spec whose step adds 1 keeps its counter non-negative; after the change to adding -1 the
+    same store must not prove it (the questions differ only in a sign)."""
+    text = """
+game counter "Counter"
+players 2..2 cite "P" "players"
+var v: -20..20
+var t: 0..10
+init cite "P" "start" { v := 0 }
+action tick() cite "P" "tick" when t < 10 { v := v + 1
+  t += 1 }
+/// The counter stays non-negative.
+invariant v_nonneg cite "P" "never below": v >= 0
+"""
+    store = tmp_path / "a.db"
+    first = {r.property: r.status for r in Verifier(compile_text(text), 2, 2, 20, 0, answers=Answers(store)).run()}
+    assert first["v_nonneg"] == "proved"
+    again = Answers(store)
+    changed = text.replace("v := v + 1", "v := v + -1")
+    second = {r.property: r.status for r in Verifier(compile_text(changed), 2, 2, 20, 0, answers=again).run()}
+    assert second["v_nonneg"] == "violated"
+
+
 def test_verify_answers_json_counts_and_bad_files(tmp_path):
     good = tmp_path / "good.rules"
     good.write_text(GOOD)
@@ -82,6 +119,8 @@ def test_verify_answers_json_counts_and_bad_files(tmp_path):
     assert r.code == 0, r
     use = json.loads(r.out)["answers"]
     assert use["reused"] == 0 and use["added"] > 0
+    r = run_cli(*args, "--json")
+    assert r.code == 0 and json.loads(r.out)["answers"]["reused"] > 0, r
     r = run_cli(*args)
     assert r.code == 0 and "solver questions answered from" in r.out, r
     # a folder, a missing folder, a file that is not a store: exit 2, and the file is left as it was
@@ -90,6 +129,13 @@ def test_verify_answers_json_counts_and_bad_files(tmp_path):
         assert r.code == 2 and says in r.err and "Traceback" not in r.err, r
     notes = tmp_path / "notes.txt"
     notes.write_text("my notes\n" * 200)
-    r = run_cli("verify", str(good), "--players", "2", "--answers", str(notes))
-    assert r.code == 2 and "not a file of answers" in r.err and "Traceback" not in r.err, r
-    assert notes.read_text() == "my notes\n" * 200
+    other = tmp_path / "other.db"  # another program's SQLite file
+    with sqlite3.connect(other) as db:
+        db.execute("create table unsat (id integer, what text)")
+    empty = tmp_path / "empty"
+    empty.write_bytes(b"")
+    for path in (notes, other, empty):
+        before = path.read_bytes()
+        r = run_cli("verify", str(good), "--players", "2", "--answers", str(path))
+        assert r.code == 2 and "not a file of answers" in r.err and "Traceback" not in r.err, r
+        assert path.read_bytes() == before

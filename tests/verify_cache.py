@@ -38,7 +38,7 @@ def sha(text: str) -> str:
 
 
 def prover_digest() -> str:
-    texts = [(ROOT / "verifier" / p).read_text(encoding="utf-8") for p in ("backends/z3.py", "verify.py")]
+    texts = [(ROOT / "verifier" / p).read_text(encoding="utf-8") for p in ("backends/z3.py", "verify.py", "answers.py")]
     return sha("\n".join(texts))[:16]
 
 
@@ -77,7 +77,7 @@ def _one(rel: str, n: int, timeout: float, answers_file: str | None = None):
     spec, _ = load_spec(rel)
     answers = Answers(answers_file) if answers_file else None
     rs = results(spec, n, SPEC_DEPTH, timeout, answers)
-    use = {"reused": answers.hits, "asked": answers.misses} if answers else None
+    use = {"reused": answers.hits, "asked": answers.misses, "added": answers.added} if answers else None
     return rs, time.perf_counter() - t0, use
 
 
@@ -114,6 +114,9 @@ def run_specs(timeout: float, only: list[str] | None = None, jobs: int = 1,
         tasks += [(rel, n) for n in counts if not players or n in players]
     if not tasks:
         sys.exit("verify_cache: nothing to run (check --only and --players)")
+    if answers_file:
+        from verifier.answers import open_answers
+        open_answers(answers_file)  # created here, before the workers open it at once
     with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = {pool.submit(_one, rel, n, timeout, answers_file): (rel, n) for rel, n in tasks}
         for fut in concurrent.futures.as_completed(futures):

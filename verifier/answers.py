@@ -1,57 +1,132 @@
 """A store of the solver's unsat answers, so that a long verification can be resumed.
 
-A question is a list of Z3 facts; its key is a digest of their structure (Z3's structural hash of
-each fact and of each fact's arguments, with the fact's operator and arity) and of the Z3
-version, so the same question built again, in another process or another run, has the same key,
-and a question that differs in any fact has another (up to a hash collision: each fact
-contributes Z3's 32-bit hash and those of its arguments). Only unsat answers are kept: they do
-not depend on the time limit or the machine, and they carry no model. A sat question is asked
-again (its model is wanted), an unknown one too (it may settle on a quieter machine).
+A question is a list of Z3 facts; its key is a digest of their exact terms: every node of the
+term graph is digested (BLAKE2b) from its operator's full declaration (name, parameters and
+signature), a numeral's sort and exact value, or the printed form of anything else (a quantifier,
+a bound variable), with its arguments' digests in order; the key digests the facts' digests in
+order, the Z3 version and the scheme's version. So the same question built again, in another
+process or another run, has the same key, and a question that differs in any term (a sign, a
+constant, an argument's order) has another. Only unsat answers are kept: they do not depend on the
+time limit or the machine, and they carry no model. A sat question is asked again (its model is
+wanted), an unknown one too (it may settle on a quieter machine).
 
-The store is one SQLite file: several processes may read and add at once, and an answer is
-written as soon as it is found, so a run that is stopped keeps what it settled.
+The store is one SQLite file, stamped as rulespec's: several processes may read and add at
+once, and an answer is written as soon as it is found, so a run that is stopped keeps what it
+settled. A file that is not such a store is refused and left as it was.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
 from pathlib import Path
 
 import z3
 
+SCHEME = b"rulespec-answers-2"
+APPLICATION_ID = 0x72756C65  # "rule": marks a store of answers (PRAGMA application_id)
 
-def fingerprint(facts) -> str:
-    """The key of a question: a digest of its facts' structure, in order."""
-    ctx = z3.main_ctx().ref()
-    h = hashlib.sha256(z3.get_full_version().encode())
-    get_hash, num_args, get_arg = z3.Z3_get_ast_hash, z3.Z3_get_app_num_args, z3.Z3_get_app_arg
-    for f in facts:
-        if f is True:
-            continue
-        if not isinstance(f, z3.ExprRef):
-            h.update(repr(f).encode())
-            continue
-        a = f.as_ast()
-        parts = [get_hash(ctx, a), f.decl().kind() if z3.is_app(f) else -1]
-        if z3.is_app(f):
-            k = num_args(ctx, a)
-            parts.append(k)
-            parts.extend(get_hash(ctx, get_arg(ctx, a, i)) for i in range(k))
-        h.update(b"|" + b",".join(str(p).encode() for p in parts))
-    return h.hexdigest()
+
+class NotAStore(Exception):
+    """The file exists and is not a store of answers (or cannot be written)."""
+
+
+class Digests:
+    """Exact digests of Z3 terms, remembered by node while the terms stay alive: every fact
+    digested is kept (so its nodes' ids are not reused for other terms)."""
+
+    def __init__(self):
+        self._memo: dict[int, bytes] = {}
+        self._decls: dict[int, bytes] = {}
+        self._alive: list = []
+        self._ctx = z3.main_ctx()
+
+    def key(self, facts) -> str | None:
+        """The key of a question; None when a fact is of another context (not kept)."""
+        out = hashlib.blake2b(SCHEME + z3.get_full_version().encode(), digest_size=32)
+        for f in facts:
+            if f is True:
+                continue
+            if isinstance(f, bool):
+                out.update(b"|false")
+                continue
+            if not isinstance(f, z3.ExprRef) or f.ctx is not self._ctx:
+                return None
+            out.update(b"|" + self._digest(f))
+        return out.hexdigest()
+
+    def _digest(self, f: z3.ExprRef) -> bytes:
+        ctx, memo = self._ctx.ref(), self._memo
+        get_id, kind_of = z3.Z3_get_ast_id, z3.Z3_get_ast_kind
+        num_args, get_arg = z3.Z3_get_app_num_args, z3.Z3_get_app_arg
+        root = f.as_ast()
+        rid = get_id(ctx, root)
+        if rid in memo:
+            return memo[rid]
+        self._alive.append(f)
+        stack = [(root, False)]
+        while stack:
+            a, ready = stack.pop()
+            i = get_id(ctx, a)
+            if i in memo:
+                continue
+            kind = kind_of(ctx, a)
+            if kind == z3.Z3_APP_AST:
+                args = [get_arg(ctx, a, j) for j in range(num_args(ctx, a))]
+                if not ready:
+                    stack.append((a, True))
+                    stack.extend((x, False) for x in args if get_id(ctx, x) not in memo)
+                    continue
+                d = z3.Z3_get_app_decl(ctx, a)
+                di = get_id(ctx, z3.Z3_func_decl_to_ast(ctx, d))
+                if di not in self._decls:
+                    self._decls[di] = b"a" + z3.Z3_func_decl_to_string(ctx, d).encode()
+                h = hashlib.blake2b(self._decls[di], digest_size=20)
+                for x in args:
+                    h.update(memo[get_id(ctx, x)])
+                memo[i] = h.digest()
+            elif kind == z3.Z3_NUMERAL_AST:
+                text = (b"n" + z3.Z3_sort_to_string(ctx, z3.Z3_get_sort(ctx, a)).encode() + b" "
+                        + z3.Z3_get_numeral_string(ctx, a).encode())
+                memo[i] = hashlib.blake2b(text, digest_size=20).digest()
+            else:
+                memo[i] = hashlib.blake2b(b"o" + z3.Z3_ast_to_string(ctx, a).encode(), digest_size=20).digest()
+        return memo[rid]
+
+
+def fingerprint(facts) -> str | None:
+    """The key of a question (see the module docstring), computed afresh."""
+    return Digests().key(facts)
 
 
 class Answers:
-    """The unsat answers kept in a file (created when missing; its folder must exist)."""
+    """The unsat answers kept in a file (created when missing; its folder must exist). Raises
+    NotAStore for a file that is not one (it is then left as it was) or that cannot be written."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-        self._db.execute("create table if not exists unsat (key text primary key, seconds real)")
+        new = not self.path.exists()
+        if not new and self.path.stat().st_size == 0:
+            raise NotAStore("an empty file")
+        try:
+            self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+            if new:
+                self._db.execute(f"pragma application_id = {APPLICATION_ID}")
+                self._db.execute("create table if not exists unsat (key text primary key, seconds real)")
+            elif self._db.execute("pragma application_id").fetchone()[0] != APPLICATION_ID:
+                raise NotAStore("not written by rulespec verify --answers")
+            self._db.execute("begin immediate")  # can it be written?
+            self._db.execute("rollback")
+        except sqlite3.DatabaseError as exc:
+            raise NotAStore(str(exc)) from None
+        self.digests = Digests()
         self.hits = 0      # questions answered from the store in this run
         self.misses = 0    # questions asked of the solver
         self.added = 0     # unsat answers written
+
+    def key(self, facts) -> str | None:
+        return self.digests.key(facts)
 
     def known(self, key: str) -> bool:
         found = self._db.execute("select 1 from unsat where key = ?", (key,)).fetchone() is not None
@@ -62,8 +137,8 @@ class Answers:
         return found
 
     def add(self, key: str, seconds: float) -> None:
-        self._db.execute("insert or ignore into unsat values (?, ?)", (key, round(seconds, 3)))
-        self.added += 1
+        cur = self._db.execute("insert or ignore into unsat values (?, ?)", (key, round(seconds, 3)))
+        self.added += max(cur.rowcount, 0)
 
     def __len__(self) -> int:
         return self._db.execute("select count(*) from unsat").fetchone()[0]
@@ -76,8 +151,6 @@ class Answers:
 def open_answers(path: str, flag: str = "--answers") -> Answers:
     """The store at path for a command-line option, or a diagnostic (exit 2): the path is a
     folder, its folder is missing or not writable, or the file is not a store of answers."""
-    import os
-
     from .diagnostics import UserError, error
 
     hint = f"{flag} takes a file (created when missing, in a folder that exists)"
@@ -87,9 +160,7 @@ def open_answers(path: str, flag: str = "--answers") -> Answers:
     if not os.path.isdir(folder):
         raise UserError(error("E008", f"{flag}: the folder '{folder}' does not exist", hint=hint))
     try:
-        store = Answers(path)
-        len(store)
-    except sqlite3.DatabaseError as exc:
-        raise UserError(error("E008", f"{flag}: '{path}' is not a file of answers ({exc})",
-                              hint="name a new file, or one a previous run wrote")) from None
-    return store
+        return Answers(path)
+    except (NotAStore, OSError) as exc:
+        raise UserError(error("E008", f"{flag}: '{path}' is not a file of answers that can be written ({exc})",
+                              hint="name a new file, or one a previous run wrote; the file was left as it was")) from None

@@ -108,8 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--answers", metavar="FILE",
                    help="keep the solver's unsat answers in FILE (SQLite, created when missing) and take them "
                         "from there: a run that was stopped, or one after a change that leaves most questions "
-                        "as they were, asks the solver only what FILE does not settle. Keyed by each "
-                        "question's structure and the Z3 version; sat and unknown answers are asked again")
+                        "as they were, does not ask again the questions of the induction, the run-time error "
+                        "check and the split questions that FILE settles. Keyed by each question's exact terms "
+                        "and the Z3 version; sat and unknown answers are asked again")
     v.add_argument("--json", action="store_true", help="print one JSON document on stdout")
 
     df = sub.add_parser("diff", help="compare two editions of a game: every difference with a witness",

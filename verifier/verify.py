@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 import z3
 
 from . import ir
-from .answers import fingerprint
 from .backends.interpreter import Program
 from .backends.runtime import Fault, ForcedChance, Gap, Spurious
 from .backends.z3 import (AND, EQ, IMPLIES, NOT, OR, BagV, Encoder, MapV, OptV, PileV, SeqPileV, SeqV, SetV, StepResult,
@@ -291,8 +290,8 @@ class Verifier:
         one found now is added to it."""
         key = None
         if self.answers is not None:
-            key = fingerprint([*self.pcons, *facts])
-            if self.answers.known(key):
+            key = self.answers.key([*self.pcons, *facts])
+            if key is not None and self.answers.known(key):
                 return z3.unsat, None, ""
         t0 = time.perf_counter()
         s = self.solver()
