@@ -139,3 +139,24 @@ def test_verify_answers_json_counts_and_bad_files(tmp_path):
         r = run_cli("verify", str(good), "--players", "2", "--answers", str(path))
         assert r.code == 2 and "not a file of answers" in r.err and "Traceback" not in r.err, r
         assert path.read_bytes() == before
+
+
+def test_a_brief_try_that_timed_out_is_not_waited_for_again(tmp_path):
+    """A brief try only decides whether the prover splits a question; one that timed out is kept
+    with its limit and given back for a try no longer than that, never for the full question."""
+    v = Verifier(compile_text(GOOD), 3, 2, 20, 0, answers=Answers(tmp_path / "a.db"))
+    v.build()
+    # ten pigeons in nine holes: no solver settles it within a few milliseconds
+    p = [[z3.Bool(f"p{i}_{j}") for j in range(9)] for i in range(10)]
+    facts = [z3.Or(*row) for row in p] + [z3.Or(z3.Not(p[i][j]), z3.Not(p[k][j]))
+                                          for j in range(9) for i in range(10) for k in range(i + 1, 10)]
+    r, _m, why = v.check(facts, 5)
+    assert r == z3.unknown, (r, why)
+    hits = v.answers.hits
+    r, _m, why = v.check(facts, 5)
+    assert r == z3.unknown and "earlier run" in why and v.answers.hits == hits + 1
+    r, _m, why = v.check(facts, 3)
+    assert "earlier run" in why and v.answers.hits == hits + 2  # a shorter try too
+    key = v.answers.key([*v.pcons, *facts])
+    assert v.answers.known(key, 6) is None    # a longer try is asked of the solver
+    assert v.answers.known(key, None) is None  # and so is the full question

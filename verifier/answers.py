@@ -8,7 +8,10 @@ order, the Z3 version and the scheme's version. So the same question built again
 process or another run, has the same key, and a question that differs in any term (a sign, a
 constant, an argument's order) has another. Only unsat answers are kept: they do not depend on the
 time limit or the machine, and they carry no model. A sat question is asked again (its model is
-wanted), an unknown one too (it may settle on a quieter machine).
+wanted), an unknown one too (it may settle on a quieter machine). Except a brief try: the prover
+asks a question that it can split first briefly, and only splits it when the try does not settle
+(the answer is the same either way); a brief try that timed out is kept with its time limit, so
+that a resumed run splits at once instead of waiting for the same time-out again.
 
 The store is one SQLite file, stamped as rulespec's: several processes may read and add at
 once, and an answer is written as soon as it is found, so a run that is stopped keeps what it
@@ -114,8 +117,11 @@ class Answers:
             if new:
                 self._db.execute(f"pragma application_id = {APPLICATION_ID}")
                 self._db.execute("create table if not exists unsat (key text primary key, seconds real)")
+                self._db.execute("create table if not exists brief (key text primary key, ms integer)")
             elif self._db.execute("pragma application_id").fetchone()[0] != APPLICATION_ID:
                 raise NotAStore("not written by rulespec verify --answers")
+            else:  # a store written before brief tries were kept
+                self._db.execute("create table if not exists brief (key text primary key, ms integer)")
             self._db.execute("begin immediate")  # can it be written?
             self._db.execute("rollback")
         except sqlite3.DatabaseError as exc:
@@ -128,8 +134,16 @@ class Answers:
     def key(self, facts) -> str | None:
         return self.digests.key(facts)
 
-    def known(self, key: str) -> bool:
-        found = self._db.execute("select 1 from unsat where key = ?", (key,)).fetchone() is not None
+    def known(self, key: str, brief_ms: int | None = None) -> str | None:
+        """"unsat" when the question was found unsat; "unknown" when it is asked as a brief try
+        of brief_ms and a try at least as long timed out before; else None (ask the solver)."""
+        found = None
+        if self._db.execute("select 1 from unsat where key = ?", (key,)).fetchone() is not None:
+            found = "unsat"
+        elif brief_ms is not None:
+            row = self._db.execute("select ms from brief where key = ?", (key,)).fetchone()
+            if row is not None and row[0] >= brief_ms:
+                found = "unknown"
         if found:
             self.hits += 1
         else:
@@ -140,12 +154,13 @@ class Answers:
         cur = self._db.execute("insert or ignore into unsat values (?, ?)", (key, round(seconds, 3)))
         self.added += max(cur.rowcount, 0)
 
+    def add_brief(self, key: str, ms: int) -> None:
+        """A brief try of ms that timed out."""
+        self._db.execute("insert into brief values (?, ?) on conflict(key) do update set ms = max(ms, excluded.ms)",
+                         (key, ms))
+
     def __len__(self) -> int:
         return self._db.execute("select count(*) from unsat").fetchone()[0]
-
-    def summary(self) -> str:
-        return (f"{self.hits} of {self.hits + self.misses} solver questions answered from {self.path} "
-                f"({self.added} unsat answers added)")
 
 
 def open_answers(path: str, flag: str = "--answers") -> Answers:

@@ -287,20 +287,29 @@ class Verifier:
     def check(self, facts: list, timeout_ms: int | None = None):
         """(result, model or None, reason) of the facts on a fresh solver, within the time limit
         (or less). With a store of answers, an unsat answer found before is taken from it, and
-        one found now is added to it."""
+        one found now is added to it; so is a brief try (shorter than the run's limit: its caller
+        splits the question when it fails) that timed out."""
         key = None
+        ms = self.timeout_ms if timeout_ms is None else min(timeout_ms, self.timeout_ms)
+        brief = ms if ms < self.timeout_ms else None  # a try the caller splits further when it fails
         if self.answers is not None:
             key = self.answers.key([*self.pcons, *facts])
-            if key is not None and self.answers.known(key):
+            known = self.answers.known(key, brief) if key is not None else None
+            if known == "unsat":
                 return z3.unsat, None, ""
+            if known == "unknown":
+                return z3.unknown, None, f"timeout (a brief try of {brief} ms, as in an earlier run)"
         t0 = time.perf_counter()
         s = self.solver()
         if timeout_ms is not None:
-            s.set("timeout", min(timeout_ms, self.timeout_ms))
+            s.set("timeout", ms)
         assert_all(s, facts)
         r = s.check()
         if key is not None and r == z3.unsat:
             self.answers.add(key, time.perf_counter() - t0)
+        elif key is not None and r == z3.unknown and brief is not None and \
+                any(w in s.reason_unknown() for w in ("timeout", "canceled")):
+            self.answers.add_brief(key, brief)
         return r, (s.model() if r == z3.sat else None), (s.reason_unknown() if r == z3.unknown else "")
 
     def splits(self, st: StepResult, a: ir.Action | None) -> tuple[list, list]:
