@@ -539,3 +539,31 @@ def test_the_term_builders_make_the_terms_z3py_makes():
     s = z3.Solver()
     assert_all(s, [False])
     assert s.check() == z3.unsat
+
+
+def test_sliced_fault_questions_share_an_incremental_solver_per_step_and_agree_with_fresh_ones(monkeypatch):
+    """The run-time error check asks each condition first with the assumptions and the guard
+    only; those questions share all but the condition, and are asked of one solver per step.
+    (Without `s in hand[p]` in the guard a spell may be cast that is not in hand: the check goes
+    on to each condition.)"""
+    text = SPELLS.replace(" GUARD", "").replace(" RANK", "").replace(" and s in hand[p]", "")
+    v = Verifier(compile_text(text), 3, 2, 20, 0)
+    v.build()
+    v.assumed = v.prove_invariants()
+    calls = []
+    orig = Verifier.check_alone
+
+    def spy(self, base, t, solvers, tag, timeout_ms):
+        r = orig(self, base, t, solvers, tag, timeout_ms)
+        calls.append((base, t, r, tag, len(solvers)))
+        return r
+
+    monkeypatch.setattr(Verifier, "check_alone", spy)
+    v.check_faults()
+    assert calls and any(r == z3.unsat for _b, _t, r, _g, _n in calls)
+    steps = {tag for _b, _t, _r, tag, _n in calls}
+    assert len(calls) > len(steps)  # several conditions per step, one solver each
+    assert max(n for *_x, n in calls) <= len(steps)
+    for base, t, r, _tag, _n in calls:
+        fresh = v.check([*base, t])[0]
+        assert r == fresh or z3.unknown in (r, fresh), (t, r, fresh)

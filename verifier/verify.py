@@ -312,6 +312,36 @@ class Verifier:
             self.answers.add_brief(key, brief)
         return r, (s.model() if r == z3.sat else None), (s.reason_unknown() if r == z3.unknown else "")
 
+    def check_alone(self, base: list, t, solvers: dict, tag, timeout_ms: int):
+        """The result of check([*base, t], timeout_ms), for one of many questions that share base:
+        asked of an incremental solver kept in solvers under tag (base asserted once; t pushed and
+        popped). Through the store of answers like check()."""
+        key = None
+        if self.answers is not None:
+            key = self.answers.key([*self.pcons, *base, t])
+            known = self.answers.known(key, timeout_ms) if key is not None else None
+            if known == "unsat":
+                return z3.unsat
+            if known == "unknown":
+                return z3.unknown
+        s = solvers.get(tag)
+        if s is None:
+            s = solvers[tag] = self.solver()
+            s.set("timeout", min(timeout_ms, self.timeout_ms))
+            assert_all(s, base)
+        t0 = time.perf_counter()
+        s.push()
+        assert_all(s, [t])
+        r = s.check()
+        why = s.reason_unknown() if r == z3.unknown else ""
+        s.pop()
+        if key is not None and r == z3.unsat:
+            self.answers.add(key, time.perf_counter() - t0)
+        elif key is not None and r == z3.unknown and timeout_ms < self.timeout_ms and \
+                any(w in why for w in ("timeout", "canceled")):
+            self.answers.add_brief(key, timeout_ms)
+        return r
+
     def splits(self, st: StepResult, a: ir.Action | None) -> tuple[list, list]:
         """(paths, index_levels) of a step, computed once per step."""
         key = id(st)
@@ -381,14 +411,19 @@ class Verifier:
         guard only (sliced): most run-time errors contradict the guard and the invariants, and
         without the step's own constraints (a whole new deal, say) the solver sees that at once.
         Fewer facts can only allow more, so unsat there refutes the condition; anything else goes
-        on to the full question."""
+        on to the full question. These sliced questions share their facts but the condition, so
+        they are asked of one incremental solver per step (Wizard Extreme, 5 players, 65
+        conditions of a case: 22 s against 74 s on fresh solvers, the same answers but one
+        unknown)."""
         st = self.steps[a.name]
+        solvers: dict = {}
 
         def query(step, terms, timeout_ms=None):
             return self.ask_step(step, *assume, OR(*terms), timeout_ms=timeout_ms, guard=with_guard)[0]
 
         def sliced(step, t) -> bool:
-            return self.check([*assume, *([step.guard] if with_guard else []), t], self.QUICK_MS // 2)[0] == z3.unsat
+            base = [*assume, *([step.guard] if with_guard else [])]
+            return self.check_alone(base, t, solvers, id(step), self.QUICK_MS // 2) == z3.unsat
 
         items = conds_of(st)
         if not items:
