@@ -160,3 +160,20 @@ def test_a_brief_try_that_timed_out_is_not_waited_for_again(tmp_path):
     key = v.answers.key([*v.pcons, *facts])
     assert v.answers.known(key, 6) is None    # a longer try is asked of the solver
     assert v.answers.known(key, None) is None  # and so is the full question
+
+
+def test_processes_of_jobs_share_the_store(tmp_path):
+    good = tmp_path / "good.rules"
+    good.write_text(GOOD)
+    store = tmp_path / "answers.db"
+    args = ("verify", str(good), "--depth", "2", "--games", "5", "--jobs", "2", "--answers", str(store), "--json")
+    first = run_cli(*args)
+    assert first.code == 0, first
+    use = json.loads(first.out)["answers"]
+    assert use["added"] > 0 and use["added"] == len(Answers(store))
+    second = run_cli(*args)
+    again = json.loads(second.out)
+    assert again["answers"]["reused"] >= use["added"] and again["answers"]["added"] == 0
+    statuses = [sorted((r["players"], r["property"], r["status"]) for r in doc["specs"][0]["results"])
+                for doc in (json.loads(first.out), again)]
+    assert statuses[0] == statuses[1] and {p for p, *_ in statuses[0]} == {2, 3}
