@@ -134,6 +134,10 @@ class Answers:
     def key(self, facts) -> str | None:
         return self.digests.key(facts)
 
+    def counts(self) -> tuple[int, int, int]:
+        """(questions answered from the store, questions asked of the solver, unsat answers added)."""
+        return self.hits, self.misses, self.added
+
     def known(self, key: str, brief_ms: int | None = None) -> str | None:
         """"unsat" when the question was found unsat; "unknown" when it is asked as a brief try
         of brief_ms and a try at least as long timed out before; else None (ask the solver)."""

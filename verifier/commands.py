@@ -269,8 +269,7 @@ def _verify_one(path: str, n: int, depth: int, timeout: float, games: int, explo
     spec, _warnings = load_spec(path)
     answers = Answers(answers_file) if answers_file else None
     results = Verifier(spec, n, depth, timeout, games, explore, answers).run()
-    use = (answers.hits, answers.misses, answers.added) if answers else (0, 0, 0)
-    return results, time.perf_counter() - t0, use
+    return results, time.perf_counter() - t0, answers.counts() if answers else (0, 0, 0)
 
 
 def cmd_verify(args) -> int:
@@ -307,9 +306,9 @@ def cmd_verify(args) -> int:
                     def tick():
                         ticks[0] += 1
                         bar(ticks[0])
-                    before = (answers.hits, answers.misses, answers.added) if answers else (0, 0, 0)
+                    before = answers.counts() if answers else (0, 0, 0)
                     results = Verifier(spec, n, args.depth, args.timeout, games, explore, answers).run(tick)
-                    after = (answers.hits, answers.misses, answers.added) if answers else (0, 0, 0)
+                    after = answers.counts() if answers else (0, 0, 0)
                     done[(path, n)] = (results, time.perf_counter() - t0,
                                        tuple(b - a for a, b in zip(before, after)))
     else:
