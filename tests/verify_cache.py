@@ -127,10 +127,9 @@ def run_specs(timeout: float, only: list[str] | None = None, jobs: int = 1,
             # read again: another run of this script (another player count) may have written since
             now = json.loads((DATA / name).read_text(encoding="utf-8")) if (DATA / name).exists() else {}
             if now.get("sha256") == entry["sha256"]:
-                entry["players"] = {**now["players"], **entry["players"]}
-                entry["seconds"] = {**now.get("seconds", {}), **entry["seconds"]}
-                entry["provers"] = {**now.get("provers", {}), **entry["provers"]}
-                entry["answers"] = {**now.get("answers", {}), **entry.get("answers", {})}
+                # what is on disk is the latest for the other counts: this run adds only its own
+                for part in ("players", "seconds", "provers", "answers"):
+                    entry[part] = dict(now.get(part, {}))
             entry["players"][str(n)] = rs
             entry["seconds"][str(n)] = round(seconds, 1)
             entry["provers"][str(n)] = entry["prover"]
