@@ -77,7 +77,7 @@ def _one(rel: str, n: int, timeout: float, answers_file: str | None = None):
     spec, _ = load_spec(rel)
     answers = Answers(answers_file) if answers_file else None
     rs = results(spec, n, SPEC_DEPTH, timeout, answers)
-    use = {"reused": answers.hits, "asked": answers.misses, "added": answers.added} if answers else None
+    use = dict(zip(("reused", "asked", "added"), answers.counts())) if answers else None
     return rs, time.perf_counter() - t0, use
 
 

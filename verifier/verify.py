@@ -17,6 +17,7 @@ unreachable (proved).
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -233,9 +234,7 @@ class Verifier:
         asked = [*([st.guard] if st is not None and guard else []), *facts]
         facts = [*(self.init.constraints if st is None else self.step_facts(st, guard)), *facts]
         paths, levels = self.splits(step, a)
-        combos = 1
-        for cases in levels:
-            combos *= len(cases)
+        combos = math.prod(len(cases) for cases in levels)
         if len(paths) <= 1 and combos <= 1:
             return self.check(facts, self.timeout_ms)
         hard = set() if hard is None else hard
@@ -289,45 +288,34 @@ class Verifier:
         (or less). With a store of answers, an unsat answer found before is taken from it, and
         one found now is added to it; so is a brief try (shorter than the run's limit: its caller
         splits the question when it fails) that timed out."""
-        key = None
         ms = self.timeout_ms if timeout_ms is None else min(timeout_ms, self.timeout_ms)
-        brief = ms if ms < self.timeout_ms else None  # a try the caller splits further when it fails
-        if self.answers is not None:
-            key = self.answers.key([*self.pcons, *facts])
-            known = self.answers.known(key, brief) if key is not None else None
-            if known == "unsat":
-                return z3.unsat, None, ""
-            if known == "unknown":
-                return z3.unknown, None, f"timeout (a brief try of {brief} ms, as in an earlier run)"
+        key, known = self._recall(facts, ms)
+        if known == "unsat":
+            return z3.unsat, None, ""
+        if known == "unknown":
+            return z3.unknown, None, f"timeout (a brief try of {ms} ms, as in an earlier run)"
         t0 = time.perf_counter()
         s = self.solver()
         if timeout_ms is not None:
             s.set("timeout", ms)
         assert_all(s, facts)
         r = s.check()
-        if key is not None and r == z3.unsat:
-            self.answers.add(key, time.perf_counter() - t0)
-        elif key is not None and r == z3.unknown and brief is not None and \
-                any(w in s.reason_unknown() for w in ("timeout", "canceled")):
-            self.answers.add_brief(key, brief)
-        return r, (s.model() if r == z3.sat else None), (s.reason_unknown() if r == z3.unknown else "")
+        why = s.reason_unknown() if r == z3.unknown else ""
+        self._remember(key, r, why, ms, time.perf_counter() - t0)
+        return r, (s.model() if r == z3.sat else None), why
 
     def check_alone(self, base: list, t, solvers: dict, tag, timeout_ms: int):
         """The result of check([*base, t], timeout_ms), for one of many questions that share base:
         asked of an incremental solver kept in solvers under tag (base asserted once; t pushed and
         popped). Through the store of answers like check()."""
-        key = None
-        if self.answers is not None:
-            key = self.answers.key([*self.pcons, *base, t])
-            known = self.answers.known(key, timeout_ms) if key is not None else None
-            if known == "unsat":
-                return z3.unsat
-            if known == "unknown":
-                return z3.unknown
+        ms = min(timeout_ms, self.timeout_ms)
+        key, known = self._recall([*base, t], ms)
+        if known is not None:
+            return z3.unsat if known == "unsat" else z3.unknown
         s = solvers.get(tag)
         if s is None:
             s = solvers[tag] = self.solver()
-            s.set("timeout", min(timeout_ms, self.timeout_ms))
+            s.set("timeout", ms)
             assert_all(s, base)
         t0 = time.perf_counter()
         s.push()
@@ -335,12 +323,26 @@ class Verifier:
         r = s.check()
         why = s.reason_unknown() if r == z3.unknown else ""
         s.pop()
-        if key is not None and r == z3.unsat:
-            self.answers.add(key, time.perf_counter() - t0)
-        elif key is not None and r == z3.unknown and timeout_ms < self.timeout_ms and \
-                any(w in why for w in ("timeout", "canceled")):
-            self.answers.add_brief(key, timeout_ms)
+        self._remember(key, r, why, ms, time.perf_counter() - t0)
         return r
+
+    def _recall(self, facts: list, ms: int) -> tuple:
+        """(key or None, what the store of answers says of the question asked within ms: "unsat",
+        "unknown" for a brief try that timed out before, or None)."""
+        if self.answers is None:
+            return None, None
+        key = self.answers.key([*self.pcons, *facts])
+        brief = ms if ms < self.timeout_ms else None  # a try the caller splits further when it fails
+        return key, (self.answers.known(key, brief) if key is not None else None)
+
+    def _remember(self, key, r, why: str, ms: int, seconds: float) -> None:
+        """Keep an unsat answer, or a brief try (shorter than the run's limit) that timed out."""
+        if key is None:
+            return
+        if r == z3.unsat:
+            self.answers.add(key, seconds)
+        elif r == z3.unknown and ms < self.timeout_ms and any(w in why for w in ("timeout", "canceled")):
+            self.answers.add_brief(key, ms)
 
     def splits(self, st: StepResult, a: ir.Action | None) -> tuple[list, list]:
         """(paths, index_levels) of a step, computed once per step."""
