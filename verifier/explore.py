@@ -13,6 +13,12 @@ left where running out is undecided; and in an archive of cells (Go-Explore): ho
 come, the cards left. Play goes on from a pool state or a seldom chosen cell with random legal
 moves, most rollouts shunning a set of actions inherited from the rollout that reached the state
 (a goal may need an action left alone for long: cards kept in hand until two piles run out).
+The state a rollout starts from also ranks by the nearest state the rollout reached: a goal
+judged only at the end of a game (the hands at the final count) is reached by playing the last
+rounds differently, not by going on from the end. A state from which only forced moves lead to
+the end is dropped once played out (its chance is kept, so every rollout from it is the same).
+A state that reaches a goal is also tried one move further for the undecided points still looked
+for (a point met within a loop, whose distance is judged on the state before the loop).
 
 An undecided point is a goal too: reached when a move steps into it; its distance follows the way
 into it (the loops, lets and branches around it) for each legal move of an action that holds it,
@@ -291,6 +297,7 @@ class _Node:
     chosen: int = 0
     dead: bool = False        # no move could be played from it
     shuns: frozenset = frozenset()  # the actions shunned by the rollout that reached it
+    meta: tuple = ()          # how far the game has come, the cards left, its progress: (level, -left, prog)
 
 
 @dataclass
@@ -357,6 +364,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
     cells: dict[tuple, _Node] = {}
     seen: set = set()
     shunned: set[int] = set()
+    reached: dict[str, float] = {}  # the rollout in progress: how near it came to each goal
 
     def progress_of(g: Game, which=None) -> tuple:
         S, P = g.S, g.P
@@ -391,12 +399,16 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
                 continue
             if d == 0 and not goal.gaps:
                 found(key, g, g.moves)
+                gaps_beside(g)
             elif d == 0 and goal.hint[0] is not None:
                 if not try_gap(g, goal.hint[0], key):
                     dists[key] = 0.5  # the way looked open but the move did not step into it
             else:
                 dists[key] = d
         dists = {k: d for k, d in dists.items() if k in todo}
+        for key, d in dists.items():
+            if d < reached.get(key, float("inf")):
+                reached[key] = d
         if not dists:
             return
         prog, left, whole_prog = progress_of(g), supply(S), progress_of(g, whole)
@@ -404,8 +416,9 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         cell = (tuple(r[:2] for r in whole_prog), left // 4)
         total = sum(dists.values())
         old = cells.get(cell)
-        ranks = {key: (d, level, -left, prog) for key, d in dists.items()}
-        # nearest the goal; then furthest in the game; then the most cards left to draw
+        ranks = {key: (d, 0, level, -left, prog) for key, d in dists.items()}
+        # nearest the goal (a state from which a rollout came as near after the state reached, see
+        # inherit); then furthest in the game; then the most cards left to draw
         into = [key for key, rank in ranks.items() if len(pools[key]) < pool or rank < pools[key][-1].key]
         if not into and old is not None and total >= old.dist:
             return
@@ -414,14 +427,16 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         if sig in seen:
             return
         seen.add(sig)
-        node = _Node(gi, g.snapshot(), g.chance.getstate(), list(g.moves), total, shuns=frozenset(shunned))
+        node = _Node(gi, g.snapshot(), g.chance.getstate(), list(g.moves), total, shuns=frozenset(shunned),
+                     meta=(level, -left, prog))
         if old is None or total < old.dist:
             if old is not None:
                 node.chosen = old.chosen
             cells[cell] = node
         for key in into:
             bucket = pools[key]
-            bucket.append(_Node(gi, node.state, node.chance, node.moves, dists[key], ranks[key], shuns=node.shuns))
+            bucket.append(_Node(gi, node.state, node.chance, node.moves, dists[key], ranks[key], shuns=node.shuns,
+                                meta=node.meta))
             bucket.sort(key=lambda n: n.key)
             del bucket[pool:]
 
@@ -441,6 +456,20 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         g.chance.setstate(chance)
         del g.moves[count:]
         return raised
+
+    def gaps_beside(g: Game):
+        """A state a goal asked for may be one move from an undecided point that a distance does
+        not foresee (more crystals called for than there are: the point is met within a loop, its
+        way judged on the state before the loop): try each legal move for the points still
+        looked for."""
+        if not any(goal.gaps for goal in todo.values()):
+            return
+        for move in g.legal_moves()[:MOVES_WEIGHED]:
+            exc = attempt(g, move, keep=False)
+            if isinstance(exc, Gap):
+                for key, goal in list(todo.items()):
+                    if key in todo and exc.id in goal.gaps:
+                        found(key, g, g.moves + [move])
 
     def try_gap(g: Game, move, key: str) -> bool:
         """Whether this move steps into the undecided point of goal `key` (found then); the game
@@ -483,14 +512,44 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
             moves = [m for m in moves if m != move]
         return None
 
-    def play(gi: int, g: Game, length: int):
+    def play(gi: int, g: Game, length: int) -> bool:
+        """A rollout of at most `length` random moves; whether any of them had another legal move
+        beside it."""
+        chose = False
         for _ in range(length):
             if not todo or out.moves >= budget or g.ended() is not None:
-                return
-            if not step(g, g.legal_moves()):
-                return
+                break
+            moves = g.legal_moves()
+            chose = chose or len(moves) > 1
+            if not step(g, moves):
+                break
             out.moves += 1
             consider(gi, g)
+        return chose
+
+    def inherit(node: _Node):
+        """The rollout from this node came as near a goal as `reached` says: the node ranks by that
+        in the goal's pool, after the states at that distance themselves. The state a rollout
+        reached may leave no room to get nearer (the end of the game, where a goal needs other
+        cards in hand at the end): the state it came from does (Monte Carlo tree search backs up a
+        rollout's value the same way)."""
+        for key, d in reached.items():
+            if key not in todo or not node.meta:
+                continue
+            rank = (d, 1) + node.meta
+            bucket = pools[key]
+            mine = next((n for n in bucket if n.state is node.state), None)
+            if mine is not None:
+                if rank >= mine.key:
+                    continue
+                mine.key, mine.dist, mine.shuns = rank, d, frozenset(shunned)
+            elif len(bucket) < pool or rank < bucket[-1].key:
+                bucket.append(_Node(node.game, node.state, node.chance, node.moves, d, rank, shuns=frozenset(shunned),
+                                    meta=node.meta))
+            else:
+                continue
+            bucket.sort(key=lambda n: n.key)
+            del bucket[pool:]
 
     def go(node: _Node):
         """A rollout from the node's state, shunning some actions (played only when nothing else
@@ -518,7 +577,10 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
             shunned = {a for a in range(len(program.spec.actions)) if rng.random() < 0.5}
         else:
             shunned = set()
-        play(node.game, g, rng.randint(1, rollout))
+        reached.clear()
+        if not play(node.game, g, rng.randint(1, rollout)) and g.ended() is not None:
+            node.dead = True  # only forced moves to the end: the same rollout every time (its chance is kept)
+        inherit(node)
         shunned = set()
 
     for i in range(starts):
