@@ -241,3 +241,34 @@ def test_domains_index_round_trip():
         from verifier.types import record_fields, record_kind
 
         assert record_kind(chip, record_fields(chip, k, dom), dom) == k
+
+
+def test_an_invariant_of_the_parameters_alone_is_evaluated_once_and_still_reported_after_each_step():
+    text = MINI + '''
+param start: 0..5 cite "Setup" "shuffle"
+def twice(x: int): int = x * 2
+def in_stock(): int = size(stock)
+/// Of the parameter alone.
+invariant low cite "Setup" "shuffle": start < 3
+/// Of the parameter alone, through a definition.
+invariant low_twice cite "Setup" "shuffle": twice(start) < 6
+/// Of the state, through a definition.
+invariant stocked cite "Setup" "shuffle": in_stock() <= 6
+'''
+    spec = compile_text(text)
+    prog = Program(spec, 2)
+    names = {prog.invariants[i][0].name for i in prog.of_params}
+    assert names == {"low", "low_twice"}   # `conserved` reads every zone through total()
+    game = prog.start("s", fixed_params={"start": 4})
+    calls = []
+    i_low = next(i for i, (p, _f) in enumerate(prog.invariants) if p.name == "low")
+    p_low, fn = prog.invariants[i_low]
+    prog.invariants[i_low] = (p_low, lambda S, P: calls.append(1) or fn(S, P))
+    for _ in range(3):
+        broken = [v.prop.name for v in game.step(game.legal_moves()[0])]
+        assert broken == ["low", "low_twice"]
+    assert len(calls) == 1
+    # a caller that sets the parameters gets them evaluated again
+    game.P[[p.name for p in spec.params].index("start")] = 1
+    assert [v.prop.name for v in game.step(game.legal_moves()[0])] == []
+    assert len(calls) == 2

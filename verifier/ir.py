@@ -452,3 +452,30 @@ class Spec:
     @property
     def label(self) -> str:
         return f"{self.game}/{self.edition}" if self.edition else self.game
+
+
+def reads(spec: "Spec", e) -> set[str]:
+    """The state variables an expression may read, through the definitions it calls; `total`
+    reads every zone."""
+    names: set = set()
+    seen: set = set()
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, tuple):
+            stack.extend(x)
+            continue
+        if not hasattr(x, "__dataclass_fields__") or id(x) in seen:
+            continue
+        seen.add(id(x))
+        if isinstance(x, Var):
+            names.add(x.name)
+        elif isinstance(x, Apply):
+            stack.append(spec.defs[x.name].body)
+        elif isinstance(x, Builtin) and x.name == "total":
+            names.update(v.name for v in spec.state if v.zone)
+        for name in x.__dataclass_fields__:
+            if name in ("type", "span"):
+                continue
+            stack.append(getattr(x, name))
+    return names

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import z3
 
 from . import ir
+from .ir import reads
 from .backends.interpreter import Program
 from .backends.runtime import Fault, ForcedChance, Gap, Spurious
 from .backends.z3 import (AND, EQ, IMPLIES, NOT, OR, BagV, Encoder, MapV, OptV, PileV, SeqPileV, SeqV, SetV, StepResult,
@@ -1287,33 +1288,6 @@ def _walk(e):
                     stack.append(y)
                 elif isinstance(y, tuple):
                     stack.extend(z for z in y if isinstance(z, (ir.Expr, ir.Domain)))
-
-
-def reads(spec: ir.Spec, e, _memo=None) -> set[str]:
-    """The state variables an expression may read, through the definitions it calls; `total`
-    reads every zone."""
-    names: set = set()
-    seen: set = set()
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, tuple):
-            stack.extend(x)
-            continue
-        if not hasattr(x, "__dataclass_fields__") or id(x) in seen:
-            continue
-        seen.add(id(x))
-        if isinstance(x, ir.Var):
-            names.add(x.name)
-        elif isinstance(x, ir.Apply):
-            stack.append(spec.defs[x.name].body)
-        elif isinstance(x, ir.Builtin) and x.name == "total":
-            names.update(v.name for v in spec.state if v.zone)
-        for name in x.__dataclass_fields__:
-            if name in ("type", "span"):
-                continue
-            stack.append(getattr(x, name))
-    return names
 
 
 def _terms(v):

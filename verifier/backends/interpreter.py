@@ -9,6 +9,7 @@ uses a stream of its own, so replaying the same moves with the same seed gives t
 from __future__ import annotations
 
 import random
+from copy import deepcopy
 from dataclasses import dataclass, field
 
 from .. import ir
@@ -57,6 +58,9 @@ class Program:
         self.choosers = [ns.get(f"by_{i}") for i in range(len(acts))]
         props = list(enumerate(self.spec.properties))
         self.invariants = [(p, ns[f"prop_{i}"]) for i, p in props if p.kind == "invariant"]
+        # invariants of the parameters alone (the hierarchies are orders of all roles): their
+        # value cannot change within a game, so step() evaluates them once per game
+        self.of_params = frozenset(i for i, (p, _fn) in enumerate(self.invariants) if not ir.reads(self.spec, p.expr))
         self.reachables = [(p, ns[f"prop_{i}"]) for i, p in props if p.kind == "reachable"]
         self.rankings = [(p, ns[f"while_{i}"], ns[f"rank_{i}"]) for i, p in props if p.kind == "terminates"]
         self.bounds = [(p, ns[f"trigger_{i}"], self.action_index[p.action]) for i, p in props if p.kind == "bound"]
@@ -151,6 +155,7 @@ class Game:
         self.moves: list[Move] = []
         self.bound_active = [False] * len(program.bounds)
         self.bound_counts = [0] * len(program.bounds)
+        self._of_params = None
         ns["init"](self.S, self.P, self.chance)
         self._update_bounds_trigger()
 
@@ -192,7 +197,9 @@ class Game:
         self.moves.append(move)
         if not check:
             return []
-        violations = [Violation(p, "the invariant is false after this step") for p, fn in prog.invariants if not fn(S, P)]
+        fixed = self._false_of_params() if prog.of_params else ()
+        violations = [Violation(p, "the invariant is false after this step") for i, (p, fn) in enumerate(prog.invariants)
+                      if (i in fixed if i in prog.of_params else not fn(S, P))]
         for p, before in pre:
             if any(r < 0 for r in before):
                 violations.append(Violation(p, f"the ranking {before} is negative"))
@@ -209,6 +216,14 @@ class Game:
                     violations.append(Violation(p, f"{p.action} happened {p.limit + 1} times after the trigger"))
         self._update_bounds_trigger()
         return violations
+
+    def _false_of_params(self) -> frozenset:
+        """The invariants of the parameters alone that are false for this game's parameters,
+        evaluated again only when the parameters change (a caller may set them)."""
+        if self._of_params is None or self._of_params[0] != self.P:
+            inv = self.program.invariants
+            self._of_params = (deepcopy(self.P), frozenset(i for i in self.program.of_params if not inv[i][1](self.S, self.P)))
+        return self._of_params[1]
 
     def _update_bounds_trigger(self):
         for i, (_p, trigger, _a) in enumerate(self.program.bounds):
