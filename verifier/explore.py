@@ -13,9 +13,10 @@ left where running out is undecided; and in an archive of cells (Go-Explore): ho
 come, the cards left. Play goes on from a pool state or a seldom chosen cell with random legal
 moves, most rollouts shunning a set of actions inherited from the rollout that reached the state
 (a goal may need an action left alone for long: cards kept in hand until two piles run out).
-The state a rollout starts from also ranks by the nearest state the rollout reached: a goal
-judged only at the end of a game (the hands at the final count) is reached by playing the last
-rounds differently, not by going on from the end. A state from which only forced moves lead to
+The state a rollout starts from also ranks by the nearest state the rollout reached, where from
+that state on the rollout had no choice left until the game ended: a goal judged only at the end
+of a game (the hands at the final count) is reached by playing the last rounds differently, not
+by going on from the end. A state from which only forced moves lead to
 the end is dropped once played out (its chance is kept, so every rollout from it is the same).
 A state that reaches a goal is also tried one move further for the undecided points still looked
 for (a point met within a loop, whose distance is judged on the state before the loop).
@@ -364,7 +365,8 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
     cells: dict[tuple, _Node] = {}
     seen: set = set()
     shunned: set[int] = set()
-    reached: dict[str, float] = {}  # the rollout in progress: how near it came to each goal
+    reached: dict[str, tuple] = {}  # the rollout in progress: how near it came to each goal, after how many moves
+    last_choice = [-1]              # the rollout in progress: the moves before its last move that had another beside it
 
     def progress_of(g: Game, which=None) -> tuple:
         S, P = g.S, g.P
@@ -407,8 +409,8 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
                 dists[key] = d
         dists = {k: d for k, d in dists.items() if k in todo}
         for key, d in dists.items():
-            if d < reached.get(key, float("inf")):
-                reached[key] = d
+            if key not in reached or d < reached[key][0]:
+                reached[key] = (d, len(g.moves))
         if not dists:
             return
         prog, left, whole_prog = progress_of(g), supply(S), progress_of(g, whole)
@@ -520,22 +522,27 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
             if not todo or out.moves >= budget or g.ended() is not None:
                 break
             moves = g.legal_moves()
-            chose = chose or len(moves) > 1
+            if len(moves) > 1:
+                chose, last_choice[0] = True, len(g.moves)
             if not step(g, moves):
                 break
             out.moves += 1
             consider(gi, g)
         return chose
 
-    def inherit(node: _Node):
-        """The rollout from this node came as near a goal as `reached` says: the node ranks by that
-        in the goal's pool, after the states at that distance themselves. The state a rollout
-        reached may leave no room to get nearer (the end of the game, where a goal needs other
-        cards in hand at the end): the state it came from does (Monte Carlo tree search backs up a
-        rollout's value the same way)."""
-        for key, d in reached.items():
-            if key not in todo or not node.meta:
-                continue
+    def inherit(node: _Node, g: Game):
+        """The rollout from this node came as near a goal as `reached` says: where it then went to
+        the end of the game without another choice, the node ranks by that in the goal's pool,
+        after the states at that distance themselves. Such a state leaves no room to get nearer
+        (the end of the game, where a goal needs other cards in hand at the end): the state the
+        rollout came from does (Monte Carlo tree search backs up a rollout's value the same way).
+        Only then: a state with choices left stays the better start, and a goal that needs the
+        game to go on (the longest game) would be held back by states behind the frontier."""
+        if g.ended() is None:
+            return
+        for key, (d, at) in reached.items():
+            if key not in todo or not node.meta or last_choice[0] >= at:
+                continue  # a move was chosen in or after its nearest state: that state leaves room
             rank = (d, 1) + node.meta
             bucket = pools[key]
             mine = next((n for n in bucket if n.state is node.state), None)
@@ -578,9 +585,10 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         else:
             shunned = set()
         reached.clear()
+        last_choice[0] = -1
         if not play(node.game, g, rng.randint(1, rollout)) and g.ended() is not None:
             node.dead = True  # only forced moves to the end: the same rollout every time (its chance is kept)
-        inherit(node)
+        inherit(node, g)
         shunned = set()
 
     for i in range(starts):
