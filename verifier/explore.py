@@ -366,7 +366,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
     seen: set = set()
     shunned: set[int] = set()
     reached: dict[str, tuple] = {}  # the rollout in progress: how near it came to each goal, after how many moves
-    last_choice = [-1]              # the rollout in progress: the moves before its last move that had another beside it
+    last_choice = [-1]              # the rollout in progress: the moves before its last move that had another beside it (-1: none)
 
     def progress_of(g: Game, which=None) -> tuple:
         S, P = g.S, g.P
@@ -461,17 +461,20 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
 
     def gaps_beside(g: Game):
         """A state a goal asked for may be one move from an undecided point that a distance does
-        not foresee (more crystals called for than there are: the point is met within a loop, its
-        way judged on the state before the loop): try each legal move for the points still
-        looked for."""
+        not foresee (a pile that runs out within a loop, its way judged on the state before the
+        loop): try each legal move for the points still looked for."""
         if not any(goal.gaps for goal in todo.values()):
             return
         for move in g.legal_moves()[:MOVES_WEIGHED]:
             exc = attempt(g, move, keep=False)
             if isinstance(exc, Gap):
-                for key, goal in list(todo.items()):
-                    if key in todo and exc.id in goal.gaps:
-                        found(key, g, g.moves + [move])
+                gap_found(exc, g, move)
+
+    def gap_found(exc: Gap, g: Game, move):
+        """The move steps into an undecided point: every goal still looked for that holds it is found."""
+        for key, goal in list(todo.items()):
+            if key in todo and exc.id in goal.gaps:
+                found(key, g, g.moves + [move])
 
     def try_gap(g: Game, move, key: str) -> bool:
         """Whether this move steps into the undecided point of goal `key` (found then); the game
@@ -508,27 +511,23 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
             if exc is None:
                 return True
             if isinstance(exc, Gap):
-                for key, goal in list(todo.items()):
-                    if key in todo and exc.id in goal.gaps:
-                        found(key, g, g.moves + [move])
+                gap_found(exc, g, move)
             moves = [m for m in moves if m != move]
         return None
 
-    def play(gi: int, g: Game, length: int) -> bool:
-        """A rollout of at most `length` random moves; whether any of them had another legal move
-        beside it."""
-        chose = False
+    def play(gi: int, g: Game, length: int):
+        """A rollout of at most `length` random moves (`last_choice` follows the moves that had
+        another legal move beside them)."""
         for _ in range(length):
             if not todo or out.moves >= budget or g.ended() is not None:
                 break
             moves = g.legal_moves()
             if len(moves) > 1:
-                chose, last_choice[0] = True, len(g.moves)
+                last_choice[0] = len(g.moves)
             if not step(g, moves):
                 break
             out.moves += 1
             consider(gi, g)
-        return chose
 
     def inherit(node: _Node, g: Game):
         """The rollout from this node came as near a goal as `reached` says: where it then went to
@@ -586,7 +585,8 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
             shunned = set()
         reached.clear()
         last_choice[0] = -1
-        if not play(node.game, g, rng.randint(1, rollout)) and g.ended() is not None:
+        play(node.game, g, rng.randint(1, rollout))
+        if last_choice[0] < 0 and g.ended() is not None:
             node.dead = True  # only forced moves to the end: the same rollout every time (its chance is kept)
         inherit(node, g)
         shunned = set()

@@ -58,8 +58,8 @@ class Program:
         self.choosers = [ns.get(f"by_{i}") for i in range(len(acts))]
         props = list(enumerate(self.spec.properties))
         self.invariants = [(p, ns[f"prop_{i}"]) for i, p in props if p.kind == "invariant"]
-        # invariants of the parameters alone (the hierarchies are orders of all roles): their
-        # value cannot change within a game, so step() evaluates them once per game
+        # invariants of the parameters alone (a parameter's orders are complete): their value
+        # cannot change within a game, so step() evaluates them once per game
         self.of_params = frozenset(i for i, (p, _fn) in enumerate(self.invariants) if not ir.reads(self.spec, p.expr))
         self.reachables = [(p, ns[f"prop_{i}"]) for i, p in props if p.kind == "reachable"]
         self.rankings = [(p, ns[f"while_{i}"], ns[f"rank_{i}"]) for i, p in props if p.kind == "terminates"]
