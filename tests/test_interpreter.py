@@ -272,3 +272,41 @@ invariant stocked cite "Setup" "shuffle": in_stock() <= 6
     game.P[[p.name for p in spec.params].index("start")] = 1
     assert [v.prop.name for v in game.step(game.legal_moves()[0])] == []
     assert len(calls) == 2
+
+
+def test_a_sum_over_a_bag_filtered_by_the_first_field_reads_only_that_run_and_agrees_with_the_whole_bag():
+    # Chip(colour, value): the chips of one colour are one run of the bag's indices, so the
+    # generated code reads that run alone; a filter of another shape reads the whole bag.
+    text = MINI + '''
+enum Shade extends Colour { grey }
+def of_colour(p: Player, f: Colour): int = sum(c in hand[p] where c.colour == f: c.value)
+def high_of(p: Player, f: Colour): int = count(c in hand[p] where f == c.colour and c.value >= 2)
+def of_shade(p: Player, s: Shade): int = sum(c in hand[p] where c.colour == s: c.value)
+def of_value(p: Player, v: 1..3): int = count(c in hand[p] where c.value == v)
+'''
+    spec = compile_text(text)
+    prog = Program(spec, 2)
+    source = prog.gen.g["__source__"]
+
+    def body(name):
+        return source.split(f"def d_{name}(", 1)[1].split("\ndef ", 1)[0]
+    assert "range(" in body("of_colour") and "range(" in body("high_of")
+    # a value of a wider type (grey is no colour of a chip), or a field that is not the first
+    assert "range(" not in body("of_shade") and "range(" not in body("of_value")
+    hand = [v.name for v in spec.state].index("hand")
+    colours = prog.domains.values(spec.defs["of_colour"].params[1][1])
+    shades = prog.domains.values(spec.defs["of_shade"].params[1][1])
+    chips = [(f, v) for f in colours for v in (1, 2, 3)]  # the bag's order: colour, then value
+    rng = random.Random(7)
+    game = prog.start("s")
+    for _ in range(50):
+        counts = [rng.choice([0, 0, 1, 2]) for _ in chips]
+        game.S[hand][0] = list(counts)
+        for f in colours:
+            assert prog.ns["d_of_colour"](game.S, game.P, 0, f) == sum(
+                v * n for (g, v), n in zip(chips, counts) if g == f)
+            assert prog.ns["d_high_of"](game.S, game.P, 0, f) == sum(
+                n for (g, v), n in zip(chips, counts) if g == f and v >= 2)
+        for s in shades:
+            assert prog.ns["d_of_shade"](game.S, game.P, 0, s) == sum(
+                v * n for (g, v), n in zip(chips, counts) if g == s)

@@ -442,6 +442,9 @@ class PyGen:
         d = e.domain
         sid = self.span(e.span)
         if kind in ("sum", "count") and isinstance(d, ir.ExprDomain) and isinstance(d.expr.type, BagT):
+            sliced = self.bag_slice(e)
+            if sliced is not None:
+                return sliced
             n = self.fresh("n")
             src = f"_items({self.ex(d.expr)}, {self.lo(d.expr.type.elem)})"
             if kind == "count":
@@ -463,6 +466,37 @@ class PyGen:
             return f"{fn}([{body} for {var} in {it}{where}], {sid}, '{kind}')"
         return (f"_argbest([{var} for {var} in {it}{where}], lambda {var}: {body}, {sid}, "
                 f"{kind == 'argmax'})")
+
+    def bag_slice(self, e) -> str | None:
+        """A sum or count over a bag of records filtered first by the record's first field, e.g.
+        `sum(c in hand where c.colour == f: c.value)`: the records with that first field are one
+        run of the bag's indices (the first field varies slowest), so only that run is read. None
+        where the filter has another shape, or its value may lie outside the field's type."""
+        elem = e.domain.expr.type.elem
+        conds = []
+        w = e.where
+        while isinstance(w, ir.Binary) and w.op == "and":
+            conds.append(w.right)
+            w = w.left
+        if not (isinstance(elem, RecordT) and isinstance(w, ir.Binary) and w.op == "=="):
+            return None
+        field, value = w.left, w.right
+        if not isinstance(field, ir.Field):
+            field, value = value, field
+        fname, ftype = elem.fields[0]
+        if not (isinstance(field, ir.Field) and field.name == fname and isinstance(field.base, ir.Local)
+                and field.base.name == e.var and isinstance(ftype, EnumT) and isinstance(value.type, EnumT)
+                and ftype.includes(value.type) and e.var not in _free_locals(value, set())):
+            return None
+        _sizes, strides = record_layout(elem, self.dom)
+        stride = strides[0]
+        var, bag, at = _py(e.var), self.fresh("b"), self.fresh("i")
+        rest = "".join(f" and {self.ex(c)}" for c in reversed(conds))
+        loops = (f"for {bag} in ({self.ex(e.domain.expr)},) for {at} in ({self.key(ftype, self.ex(value))} * {stride},) "
+                 f"for {var} in range({at}, {at} + {stride}) if {bag}[{var}]{rest}")
+        if e.kind == "count":
+            return f"sum({bag}[{var}] {loops})"
+        return f"sum(({self.ex(e.body)}) * {bag}[{var}] {loops})"
 
     def ex_Builtin(self, e):
         name = e.name
