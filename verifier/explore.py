@@ -5,10 +5,12 @@ piles empty at once, a comparison where nobody holds a colour. `explore` looks f
 way search-based testing does: every goal gets a distance, computed from its expression on a
 concrete state (0 when it holds; a comparison `a <= b` is as far as a - b, scaled into [0, 1); a
 conjunction keeps the approach level's order, a failing left part always further than any state
-where it holds; a disjunction the nearer part). A goal with a conjunction is searched twice, the
-second time with its parts' distances summed, for parts that do not guard each other. The states
-seen are kept in a small pool per goal, the nearest first, ties broken by the spec's own progress
-measures (its `terminates` rankings: a state nearer the end of the game first) and then the cards
+where it holds; a disjunction the nearer part; a count that must grow, the distances of its
+nearest elements not counted, as many as are missing). A goal with a conjunction is searched twice,
+the second time with its parts' distances summed, for parts that do not guard each other (where
+that is costly, in its own rollouts only). The states seen are kept in a small pool per goal, the
+nearest first, ties broken by the spec's own progress measures (its `terminates` rankings: a
+state nearer the end of the game first) and then the cards
 left where running out is undecided; and in an archive of cells (Go-Explore): how far the game has
 come, the cards left. Play goes on from a pool state or a seldom chosen cell with random legal
 moves, most rollouts shunning a set of actions inherited from the rollout that reached the state
@@ -122,6 +124,9 @@ def _distance(program: Program, e: ir.Expr, negated: bool, env, summed: bool = F
         return (lambda S, P, *v: min(left(S, P, *v), right(S, P, *v))), max(ll, rl)
     if isinstance(e, ir.Binary) and e.op in _CMP:
         op = _NEGATE[e.op] if negated else e.op
+        counted = _count_distance(program, op, e.left, e.right, env)
+        if counted is not None:
+            return counted, 1
         lf, rf = _compile(program, e.left, env), _compile(program, e.right, env)
         return (lambda S, P, *v: _cmp_distance(op, lf(S, P, *v), rf(S, P, *v))), 1
     if isinstance(e, ir.Lit) and isinstance(e.value, bool):
@@ -131,6 +136,101 @@ def _distance(program: Program, e: ir.Expr, negated: bool, env, summed: bool = F
     if negated:
         return (lambda S, P, *v: 1.0 if f(S, P, *v) else 0.0), 1
     return (lambda S, P, *v: 0.0 if f(S, P, *v) else 1.0), 1
+
+
+def _count_parts(program: Program, e: ir.Expr, env):
+    """For a count, or a sum of counts (through the definitions it calls): a function
+    (S, P, *locals) -> (how many elements are counted, the distances of the others from being
+    counted); None for any other expression. A count's comparison with a value that does not
+    depend on the element (the largest sum of all players) is evaluated once, not per element."""
+    if isinstance(e, ir.Apply):
+        d = program.spec.defs[e.name]
+        inner = _count_parts(program, d.body, tuple(n for n, _t in d.params))
+        if inner is None:
+            return None
+        args = [_compile(program, a, env) for a in e.args]
+        return lambda S, P, *v: inner(S, P, *[a(S, P, *v) for a in args])
+    if isinstance(e, ir.Binary) and e.op == "+":
+        left, right = _count_parts(program, e.left, env), _count_parts(program, e.right, env)
+        if left is None or right is None:
+            return None
+
+        def both(S, P, *v):
+            (n, far), (m, far2) = left(S, P, *v), right(S, P, *v)
+            return n + m, far + far2
+        return both
+    if not isinstance(e, ir.Aggregate) or e.kind not in ("count", "sum") or (e.kind == "count" and e.where is None):
+        return None
+    inner_env = env + (e.var,)
+    items = _compile(program, None, env, source=f"list({program.gen.iter_src(e.domain, with_dups=True)})")
+    if e.kind == "count":
+        w = e.where
+        if isinstance(w, ir.Binary) and w.op in _CMP and not free_locals(w.right, {e.var}):
+            each, once, op = _compile(program, w.left, inner_env), _compile(program, w.right, env), w.op
+
+            def count(S, P, *v):
+                xs = items(S, P, *v)
+                n, far, b = 0, [], once(S, P, *v) if xs else None  # not evaluated for no element
+                for x in xs:
+                    d = _cmp_distance(op, each(S, P, *v, x), b)
+                    if d:
+                        far.append(d)
+                    else:
+                        n += 1
+                return n, far
+            return count
+        where = distance(program, w, False, inner_env)
+
+        def count_where(S, P, *v):
+            n, far = 0, []
+            for x in items(S, P, *v):
+                d = where(S, P, *v, x)
+                if d:
+                    far.append(d)
+                else:
+                    n += 1
+            return n, far
+        return count_where
+    body = _count_parts(program, e.body, inner_env)
+    if body is None:
+        return None
+    where = _compile(program, e.where, inner_env) if e.where is not None else None
+
+    def total(S, P, *v):
+        n, far = 0, []
+        for x in items(S, P, *v):
+            if where is None or where(S, P, *v, x):
+                m, f = body(S, P, *v, x)
+                n += m
+                far += f
+        return n, far
+    return total
+
+
+def _count_distance(program: Program, op: str, left: ir.Expr, right: ir.Expr, env):
+    """A count (or a sum of counts) that must reach a number, as a distance that sees into the
+    count (search-based testing's distance through a loop): the distances of the elements nearest
+    to being counted, as many of them as are missing, added (each in (0, 1]; 1 for each missing
+    element the count has no candidate for). Where the count must not grow, or the comparison has
+    another form, None (the plain comparison's distance)."""
+    if op in (">", ">="):
+        parts, other, extra = _count_parts(program, left, env), right, 1 if op == ">" else 0
+    elif op in ("<", "<="):
+        parts, other, extra = _count_parts(program, right, env), left, 1 if op == "<" else 0
+    else:
+        return None
+    if parts is None:
+        return None
+    target = _compile(program, other, env)
+
+    def dist(S, P, *v):
+        n, far = parts(S, P, *v)
+        need = target(S, P, *v) + extra - n
+        if need <= 0:
+            return 0.0
+        far.sort()
+        return _scale(sum(far[:need]) + max(0, need - len(far)))
+    return dist
 
 
 def _paths_to(stmts, ids, frames=()):
@@ -199,9 +299,10 @@ class Goal:
     hint: list = field(default_factory=lambda: [None])
     summed: object = None              # a second distance, conjunctions summed: searched as a twin
     alias: str | None = None           # a twin's: the goal it reaches
+    costly: bool = False               # judged only in the rollouts started for it (see state_goal)
 
 
-TWIN_NESTING = 2  # no summed twin for a goal whose loops nest deeper (too costly)
+TWIN_NESTING = 2  # a summed twin of a goal whose loops nest deeper is costly (Goal.costly)
 
 
 def nesting(spec: ir.Spec, e, _memo=None) -> int:
@@ -230,16 +331,26 @@ def nesting(spec: ir.Spec, e, _memo=None) -> int:
 def state_goal(program: Program, key: str, expr: ir.Expr, negated: bool = False) -> Goal:
     """A state goal; where its expression has a conjunction, also its distance with the parts
     summed: the approach level's order misleads when the parts do not guard each other (two
-    piles empty: one empty and the other full is further than both half full). Not for a costly
-    expression (nesting deeper than TWIN_NESTING): the summed distance evaluates every part in
-    every state, where the ordered one evaluates a guarded part only where its guard holds (a
-    count over players of a sum over a hand, per colour, summed in every state made the search
-    ten times slower)."""
+    piles empty: one empty and the other full is further than both half full). For a costly
+    expression (nesting deeper than TWIN_NESTING) the twin is judged only in its own rollouts: the
+    summed distance evaluates every part in every state, where the ordered one evaluates a
+    guarded part only where its guard holds (a count over players of a sum over a hand, per
+    colour, judged in every state of every rollout made the search ten times slower); yet only
+    it sees the hands while the game goes on, where the ordered one sees them at the end."""
     dist, levels = _distance(program, expr, negated, ())
     summed = None
-    if levels > 1 and nesting(program.spec, expr) <= TWIN_NESTING:  # more than one level: a conjunction
+    if levels > 1:  # more than one level: a conjunction
         summed = distance(program, expr, negated, summed=True)
-    return Goal(key, dist, summed=summed)
+    return Goal(key, dist, summed=summed, costly=nesting(program.spec, expr) > TWIN_NESTING)
+
+
+def own_search(goal: Goal) -> list[Goal]:
+    """The goals of a search for this goal alone: a costly twin searched alone, judged in every
+    state with every rollout its own (it is 0 exactly where the goal holds, as the ordered
+    distance is); otherwise the goal, with its twin if it has one."""
+    if goal.costly and goal.summed is not None:
+        return [Goal(goal.key, goal.summed)]
+    return [goal]
 
 
 MOVES_WEIGHED = 64  # an undecided point's distance: at most this many legal moves of an action looked at
@@ -351,12 +462,16 @@ def _holds(w, g: Game) -> bool:
 
 
 def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: int = 24,
-            rollout: int = 40, starts: int = 8) -> Exploration:
-    """Look for each goal within `budget` moves in all; see the module's docstring."""
+            rollout: int = 40, starts: int = 8, riders: list[Goal] = ()) -> Exploration:
+    """Look for each goal within `budget` moves in all; see the module's docstring. `riders`:
+    goals judged in every state and found where reached, with no rollouts of their own (an
+    undecided point next to a goal searched for)."""
     rng = random.Random(f"{seed}/explore")
     out = Exploration()
-    goals = list(goals) + [Goal(g.key + "/summed", g.summed, alias=g.key) for g in goals if g.summed is not None]
-    todo = {g.key: g for g in goals}
+    goals = list(goals) + [Goal(g.key + "/summed", g.summed, alias=g.key, costly=g.costly)
+                           for g in goals if g.summed is not None]
+    todo = {g.key: g for g in list(goals) + list(riders)}
+    riding = {g.key for g in riders}
     rankings = [(w, r) for _p, w, r in program.rankings]
     supply = _supply(program)
     gappy = [may_reach_gap(program.spec, a) for a in program.spec.actions]
@@ -367,6 +482,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
     shunned: set[int] = set()
     reached: dict[str, tuple] = {}  # the rollout in progress: how near it came to each goal, after how many moves
     last_choice = [-1]              # the rollout in progress: the moves before its last move that had another beside it (-1: none)
+    turn_of = [None]                # the goal whose turn it is (a costly goal is judged only then); None: every goal
 
     def progress_of(g: Game, which=None) -> tuple:
         S, P = g.S, g.P
@@ -394,6 +510,8 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         dists = {}
         for key, goal in list(todo.items()):
             if key not in todo:  # reached with its twin
+                continue
+            if goal.costly and turn_of[0] is not None and turn_of[0] != key:
                 continue
             try:
                 d = goal.dist(S, P)
@@ -519,7 +637,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         """A rollout of at most `length` random moves (`last_choice` follows the moves that had
         another legal move beside them)."""
         for _ in range(length):
-            if not todo or out.moves >= budget or g.ended() is not None:
+            if todo.keys() <= riding or out.moves >= budget or g.ended() is not None:
                 break
             moves = g.legal_moves()
             if len(moves) > 1:
@@ -604,9 +722,10 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
     for i, g in enumerate(games):
         play(i, g, rollout)
     turn = 0
-    while todo and out.moves < budget:
+    while set(todo) - riding and out.moves < budget:
         before = out.moves
-        for key in list(todo):
+        for key in [k for k in todo if k not in riding]:
+            turn_of[0] = key
             # greedy: a state among the nearest to this goal, those chosen least often first
             bucket = [n for n in pools.get(key, ()) if not n.dead]
             if bucket:

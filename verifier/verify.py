@@ -62,6 +62,7 @@ class Result:
 
 
 EXPLORE = 400_000  # moves of the directed search (explore.py), per player count
+RESTARTS = 3       # searches of their own (a quarter of EXPLORE each) for a state goal the first one left
 
 
 class Verifier:
@@ -707,7 +708,7 @@ class Verifier:
         needed (after the induction, so that the invariants not proved are known); None when off."""
         if not self._explore_asked and self.explore:
             self._explore_asked = True
-            from .explore import explore, gap_goal, state_goal
+            from .explore import explore, gap_goal, own_search, state_goal
             from .simulate import gap_finding
 
             sim, prog = self.simulation(), self.interpreter()
@@ -721,7 +722,24 @@ class Verifier:
                 gaps.setdefault(gap_finding(self.spec, u.id).key, []).append(u.id)
             goals += [gap_goal(prog, key, ids) for key, ids in gaps.items() if key not in met]
             if goals:
-                self._explored = explore(prog, goals, "verify", self.explore)
+                self._explored = ex = explore(prog, goals, "verify", self.explore)
+                # a state goal the shared search left gets searches of its own (own_search), up
+                # to RESTARTS of a quarter of the budget each, each from its own seed: the goals'
+                # turns share the first search, and a costly goal's rollouts are few there; which
+                # seed reaches a deep goal is chance, so several shorter searches reach it more
+                # often than one long one. The undecided points still open ride along (one may lie
+                # a move beyond the goal)
+                for goal in [g for g in goals if not g.gaps and g.key not in ex.found]:
+                    for attempt in range(RESTARTS):
+                        riders = [g for g in goals if g.gaps and g.key not in ex.found]
+                        more = explore(prog, own_search(goal), f"verify/{goal.key}/{attempt}", self.explore // 4,
+                                       riders=riders)
+                        ex.moves += more.moves
+                        ex.restores += more.restores
+                        for key, f in more.found.items():
+                            ex.found.setdefault(key, f)
+                        if goal.key in ex.found:
+                            break
         return self._explored
 
     def from_exploration(self, p: ir.Property, key: str, t0, gap=None) -> bool:
