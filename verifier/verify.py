@@ -62,7 +62,7 @@ class Result:
 
 
 EXPLORE = 400_000  # moves of the directed search (explore.py), per player count
-RESTARTS = 3       # searches of their own (a quarter of EXPLORE each) for a state goal the first one left
+RESTARTS = 1       # searches of their own (a quarter of EXPLORE each) for a state goal the first one left
 
 
 class Verifier:
@@ -723,12 +723,12 @@ class Verifier:
             goals += [gap_goal(prog, key, ids) for key, ids in gaps.items() if key not in met]
             if goals:
                 self._explored = ex = explore(prog, goals, "verify", self.explore)
-                # a state goal the shared search left gets searches of its own (own_search), up
-                # to RESTARTS of a quarter of the budget each, each from its own seed: the goals'
-                # turns share the first search, and a costly goal's rollouts are few there; which
-                # seed reaches a deep goal is chance, so several shorter searches reach it more
-                # often than one long one. The undecided points still open ride along (one may lie
-                # a move beyond the goal)
+                # a state goal the shared search left gets RESTARTS searches of its own
+                # (own_search), of a quarter of the budget each, each from its own seed: the goals'
+                # turns share the first search, and a costly goal's rollouts are few there. The
+                # undecided points still open ride along (one may lie a move beyond the goal).
+                # Three such searches cost a test suite's verify runs twice the time, for no goal
+                # more than one search reached (Die sieben Weisen, 2026-11-23)
                 for goal in [g for g in goals if not g.gaps and g.key not in ex.found]:
                     for attempt in range(RESTARTS):
                         riders = [g for g in goals if g.gaps and g.key not in ex.found]
