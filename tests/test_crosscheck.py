@@ -231,7 +231,9 @@ def test_what_z3_proved_fuzzing_does_not_violate(path):
 def test_what_z3_proves_live_fuzzing_does_not_violate():
     path = ROOT / "examples" / "spice_route" / "spice_route.rules"
     spec, _ = load_spec(str(path))
-    results = [r.to_json() for r in Verifier(spec, 3, depth=1, timeout=20).run()]
+    # no directed search: what is proved does not depend on it, and its 500,000 moves for the two
+    # goals it does not reach took a minute and more
+    results = [r.to_json() for r in Verifier(spec, 3, depth=1, timeout=20, explore=0).run()]
     claims = proved(results)
     assert {"goods_conserved", "coins_conserved", "one_pick_each"} <= set(claims)
     rep = fuzz(spec, 3, 200, "proved-live", database=None, shrink=False)
