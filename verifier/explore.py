@@ -168,29 +168,22 @@ def _count_parts(program: Program, e: ir.Expr, env):
         if isinstance(w, ir.Binary) and w.op in _CMP and not free_locals(w.right, {e.var}):
             each, once, op = _compile(program, w.left, inner_env), _compile(program, w.right, env), w.op
 
-            def count(S, P, *v):
-                xs = items(S, P, *v)
-                n, far, b = 0, [], once(S, P, *v) if xs else None  # not evaluated for no element
-                for x in xs:
-                    d = _cmp_distance(op, each(S, P, *v, x), b)
-                    if d:
-                        far.append(d)
-                    else:
-                        n += 1
-                return n, far
-            return count
-        where = distance(program, w, False, inner_env)
+            def judge(S, P, v):  # (element -> its distance), the element-free side evaluated once
+                b = once(S, P, *v)
+                return lambda x: _cmp_distance(op, each(S, P, *v, x), b)
+        else:
+            where = distance(program, w, False, inner_env)
 
-        def count_where(S, P, *v):
-            n, far = 0, []
-            for x in items(S, P, *v):
-                d = where(S, P, *v, x)
-                if d:
-                    far.append(d)
-                else:
-                    n += 1
-            return n, far
-        return count_where
+            def judge(S, P, v):
+                return lambda x: where(S, P, *v, x)
+
+        def count(S, P, *v):
+            xs = items(S, P, *v)
+            if not xs:  # nothing judged (the element-free side may fault on no element)
+                return 0, []
+            far = [d for d in map(judge(S, P, v), xs) if d]
+            return len(xs) - len(far), far
+        return count
     body = _count_parts(program, e.body, inner_env)
     if body is None:
         return None
@@ -472,6 +465,10 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
                            for g in goals if g.summed is not None]
     todo = {g.key: g for g in list(goals) + list(riders)}
     riding = {g.key for g in riders}
+
+    def searching() -> bool:
+        """Whether a goal with rollouts of its own is still looked for (riders alone are not)."""
+        return not todo.keys() <= riding
     rankings = [(w, r) for _p, w, r in program.rankings]
     supply = _supply(program)
     gappy = [may_reach_gap(program.spec, a) for a in program.spec.actions]
@@ -637,7 +634,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         """A rollout of at most `length` random moves (`last_choice` follows the moves that had
         another legal move beside them)."""
         for _ in range(length):
-            if todo.keys() <= riding or out.moves >= budget or g.ended() is not None:
+            if not searching() or out.moves >= budget or g.ended() is not None:
                 break
             moves = g.legal_moves()
             if len(moves) > 1:
@@ -722,7 +719,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
     for i, g in enumerate(games):
         play(i, g, rollout)
     turn = 0
-    while set(todo) - riding and out.moves < budget:
+    while searching() and out.moves < budget:
         before = out.moves
         for key in [k for k in todo if k not in riding]:
             turn_of[0] = key
