@@ -9,7 +9,7 @@ bag -> list of counts indexed by element index; pile -> list of elements, top la
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import permutations
 
@@ -277,6 +277,8 @@ class Domains:
     """Enumerates the values of finite types for one player count."""
 
     players: int
+    # record_layout's answers, by the record type's identity (the type is kept, so its id stays its own)
+    layouts: dict = field(default_factory=dict, repr=False, compare=False)
 
     def size(self, t: Type) -> int:
         if isinstance(t, BoolT):
@@ -326,10 +328,14 @@ class Domains:
 
 def record_layout(t: RecordT, domains: Domains) -> tuple[list[int], list[int]]:
     """Sizes and strides of a record's fields: kind = sum(index(field_i) * stride_i)."""
+    known = domains.layouts.get(id(t))
+    if known is not None and known[0] is t:
+        return known[1]
     sizes = [domains.size(ft) for _n, ft in t.fields]
     strides = [1] * len(sizes)
     for i in range(len(sizes) - 2, -1, -1):
         strides[i] = strides[i + 1] * sizes[i + 1]
+    domains.layouts[id(t)] = (t, (sizes, strides))
     return sizes, strides
 
 

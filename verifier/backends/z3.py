@@ -1088,7 +1088,7 @@ class Ctx:
         coll = self.ev(d.expr)
         if isinstance(coll, ZONES):
             values = self.dom.values(t.elem)
-            return [(values[k], c, c > 0 if isinstance(c, z3.ExprRef) else c > 0) for k, c in enumerate(coll.counts)]
+            return [(values[k], c, c > 0 if concrete(c) is None else concrete(c) > 0) for k, c in enumerate(coll.counts)]
         if isinstance(coll, SetV):
             values = self.dom.values(t.elem)
             return [(values[k], ITE(b, 1, 0), b) for k, b in enumerate(coll.bits)]
@@ -1108,7 +1108,14 @@ class Ctx:
     def ev_Aggregate(self, e):
         kind = e.kind
         parts = []
+        skipped = False
         for value, weight, present in self.elements(e.domain):
+            if present is False:
+                skipped = True
+                # a card kind the zone is known not to hold counts 0, adds 0, passes every `all`,
+                # fails every `any` and is never the best; its where and body would be evaluated
+                # under a false path condition, where no fault counts: nothing to evaluate
+                continue
             def one(value=value, present=present):
                 saved = self.pc
                 self.pc = AND(saved, present)
@@ -1137,7 +1144,7 @@ class Ctx:
         if kind == "any":
             return OR(*[AND(c, b) for _v, _w, c, b in parts])
         if not parts:
-            self.fault(True, f"{kind} over nothing", e.span)
+            self.fault(True, f"{kind} over nothing" + (": the domain is empty" if skipped else ""), e.span)
             return 0
         any_present = OR(*[c for _v, _w, c, _b in parts])
         self.fault(NOT(any_present), f"{kind} over nothing: the domain is empty", e.span)
