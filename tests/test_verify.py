@@ -567,3 +567,44 @@ def test_sliced_fault_questions_share_an_incremental_solver_per_step_and_agree_w
     for base, t, r, _tag, _n in calls:
         fresh = v.check([*base, t])[0]
         assert r == fresh or z3.unknown in (r, fresh), (t, r, fresh)
+
+
+def test_concrete_evaluation_skips_the_sides_no_path_takes_and_reuses_a_definition(monkeypatch):
+    """On a state where the phase is known, an `implies` whose left side is false is true without
+    its right side; a definition applied twice to the same arguments is evaluated once (in one
+    state, across expressions); and the result is the interpreter's."""
+    from verifier.backends import z3 as zb
+    from verifier.backends.interpreter import Program
+    from verifier.crosscheck import Agreement, symbolic_state
+
+    spec = compile_text(SPELLS.replace(" GUARD", "").replace(" RANK", "") + """
+/// The spells a player has laid.
+def laid_count(p: Player): int = sum(s in laid[p]: 1)
+/// Once over, few spells laid.
+invariant few_at_the_end cite "End" "e": phase == over implies all(p in Player: laid_count(p) <= 3 and laid_count(p) >= 0)
+/// Always few spells laid.
+invariant few_laid cite "Play" "one spell": all(p in Player: laid_count(p) <= 3)
+""")
+    program = Program(spec, 2)
+    game = program.start("t")
+    checker = Agreement(program, 20_000, False)
+    params, consts = checker.params(game)
+    bodies = []
+    original = zb.Ctx.ev_Aggregate
+    monkeypatch.setattr(zb.Ctx, "ev_Aggregate", lambda self, e: bodies.append(e) or original(self, e))
+    enc = zb.Encoder(spec, 2)
+    state = symbolic_state(enc, spec, game.S)
+    props = {p.name: p for p in spec.properties}
+    memo: dict = {}
+    for phase in ("struggle", "over"):
+        state["phase"] = [v for v in spec.var("phase").type.values].index(phase)
+        memo.clear()
+        bodies.clear()
+        v, f, _c = enc.evaluate(props["few_at_the_end"].expr, state, params, consts, memo=memo)
+        assert zb.concrete(v) is True and f is False
+        sums = [e for e in bodies if e.kind == "sum"]
+        assert len(sums) == (0 if phase == "struggle" else 2), phase  # once per player, not twice
+        v, f, _c = enc.evaluate(props["few_laid"].expr, state, params, consts, memo=memo)
+        assert zb.concrete(v) is True
+        # once per player in all: what the first expression evaluated, the second takes from memo
+        assert len([e for e in bodies if e.kind == "sum"]) == 2, phase

@@ -263,6 +263,7 @@ class Agreement:
     def check_values(self, game: Game, state: dict, params: dict, consts: dict, where: dict):
         program = self.program
         items = [(p, fn) for p, fn in program.invariants] + [(e, fn) for e, fn in program.ends]
+        memo: dict = {}  # the definitions' values in this state, shared by the expressions
         for prop, fn in items:
             expr = prop.expr if isinstance(prop, ir.Property) else prop.cond
             label = f"{'invariant' if isinstance(prop, ir.Property) else 'end'} {prop.name}"
@@ -272,7 +273,8 @@ class Agreement:
             except Fault as exc:
                 mine, err = None, exc
             try:
-                value, fault, cons = self.enc.evaluate(expr, state, params, consts, tag=f"v{next(self.tags)}")
+                value, fault, cons = self.enc.evaluate(expr, state, params, consts, tag=f"v{next(self.tags)}",
+                                                       memo=memo)
             except Unsupported as exc:
                 self.report.unsupported.setdefault(label, exc.message)
                 continue

@@ -118,12 +118,17 @@ class Verifier:
         self._free: set = set()  # invariants whose evaluation makes free choices
         if not hasattr(self, "post_totals"):
             self.post_totals = {}
+        self._memos: dict = {}   # id(state) -> (state, the definitions' values there: Encoder.evaluate)
 
     def value(self, expr: ir.Expr, state: dict, key=None, tag="v"):
         """(value, fault condition, constraints) of an expression in a state (cached by key)."""
         if key is not None and key in self._values:
             return self._values[key]
-        r = self.enc.evaluate(expr, state, self.params, self.consts, tag=tag, totals=self.post_totals.get(id(state)))
+        kept = self._memos.get(id(state))
+        if kept is None or kept[0] is not state:
+            kept = self._memos[id(state)] = (state, {})  # the state is kept: its id stays its own
+        r = self.enc.evaluate(expr, state, self.params, self.consts, tag=tag, totals=self.post_totals.get(id(state)),
+                              memo=kept[1])
         if key is not None:
             self._values[key] = r
         return r

@@ -558,13 +558,16 @@ class Encoder:
                           guard, guard_faults, args, ctx.ledger, ctx.branches, ctx.index_keys, ctx.named)
 
     def evaluate(self, expr: ir.Expr, state: dict, params: dict, consts: dict, tag: str = "eval",
-                 totals: dict | None = None):
+                 totals: dict | None = None, memo: dict | None = None):
         """(value, fault condition, constraints): an expression's value in a state, and when it faults.
 
         `totals` gives the zones' totals per element type when they are known more simply than by
-        summing the zones (a step's result: the totals before it plus its ledger)."""
+        summing the zones (a step's result: the totals before it plus its ledger). `memo` keeps
+        the definitions' values by their arguments (Ctx.ev_Apply) across the evaluations of one
+        caller over the same state, parameters, constants and totals."""
         ctx = Ctx(self, state, params, consts, tag=tag)
         ctx.totals_override = totals
+        ctx.memo = {} if memo is None else memo
         value = ctx.ev(expr)
         return value, OR(*[c for c, _m, _s in ctx.faults]), ctx.constraints
 
@@ -741,6 +744,7 @@ class Ctx:
         self.named: list = []
         self.ledger: dict = {}            # element type -> cards created per value by this step (moves: none)
         self.totals_override = None       # element type -> totals, when evaluating in a step's result
+        self.memo = None                  # evaluate(): definitions' values by their arguments (ev_Apply)
 
     def onehot(self, k, size: int, t: Type | None = None):
         """0/1 indicators o_j of the value k (o_j = 1 exactly when k = j), so that adding or taking a
@@ -913,6 +917,10 @@ class Ctx:
         op = e.op
         if op in ("and", "or", "implies"):
             a = self.ev(e.left)
+            if (is_false(a) if op != "or" else is_true(a)):
+                # the left side decides (false and, true or, false implies): the right side is not
+                # evaluated, as in the interpreter (its faults and choices would be on no path)
+                return a if op != "implies" else True
             saved = self.pc
             self.pc = AND(self.pc, a if op != "or" else NOT(a))  # faults on the right only when it is evaluated
             b = self.ev(e.right)
@@ -1066,6 +1074,8 @@ class Ctx:
 
     def ev_Cond(self, e):
         c = self.ev(e.cond)
+        if is_true(c) or is_false(c):
+            return self.ev(e.then if is_true(c) else e.other)  # the other branch is on no path
         saved = self.pc
         self.pc = AND(saved, c)
         a = self.ev(e.then)
@@ -1121,10 +1131,16 @@ class Ctx:
                 self.pc = AND(saved, present)
                 w = self.ev(e.where) if e.where is not None else True
                 self.pc = AND(self.pc, w)
+                if is_false(self.pc) and not is_false(saved):
+                    self.pc = saved
+                    return w, _MISSING  # known to fail the where, or absent: it adds nothing
                 b = self.ev(e.body) if e.body is not None else None
                 self.pc = saved
                 return w, b
             w, b = self.bind(e.var, value, one)
+            if b is _MISSING:
+                skipped = True
+                continue
             parts.append((value, weight, AND(present, w), b, w))
         # over a zone each card kind weighs its count, which is 0 when the kind is absent: a sum or
         # count needs no test of presence, and stays linear in the counts (weight * value)
@@ -1403,12 +1419,38 @@ class Ctx:
         args = [self.ev(a) for a in e.args]
         for (n, t), a in zip(d.params, args):
             self.range_fault(t, a, f"{d.name}'s argument {n}", d.span)
+        key = self._apply_key(e.name, args)
+        if key is not None and key in self.memo:
+            return self.memo[key][0]
         saved = self.locals
+        faults, constraints = len(self.faults), len(self.constraints)
         self.locals = dict(zip((n for n, _t in d.params), args))
         try:
-            return self.ev(d.body)
+            value = self.ev(d.body)
         finally:
             self.locals = saved
+        # kept only when it met no run-time error and made no choice: then evaluating it again
+        # (under any path condition) adds nothing either, and gives the same term
+        if key is not None and len(self.faults) == faults and len(self.constraints) == constraints:
+            self.memo[key] = (value, args)  # the arguments are kept: their terms' ids stay theirs
+        return value
+
+    def _apply_key(self, name: str, args: list):
+        """The key of a definition's application in memo (an expression evaluated over a state that
+        does not change: evaluate()), or None: no memo, a path or fault condition false so far (the
+        errors a fresh evaluation would find are hidden there), or an argument that is not a number,
+        a truth value or a term."""
+        if self.memo is None or is_false(self.pc) or is_false(self.alive):
+            return None
+        key = [name]
+        for a in args:
+            if type(a) in (int, bool):
+                key.append(a)
+            elif isinstance(a, z3.ExprRef):
+                key.append(("term", a.get_id()))
+            else:
+                return None
+        return tuple(key)
 
     # ---- statements ---------------------------------------------------------------------
     def run(self, stmts):
