@@ -441,3 +441,32 @@ reachable all_tied_both cite "R" "t": phase == counting and sum(i in 0..1:
     for move in f.moves:
         game.step(move)
     assert _compile(prog, _prop(spec, "all_tied_both").expr)(game.S, game.P)
+
+
+def test_heavy_rollouts_build_ties_that_random_moves_scatter():
+    # Seven of the eight scores at the highest at the count: each move of a heavy rollout is one
+    # of those whose next state is nearest the goal. Measured: 10 of 10 seeds reach it in 1,000
+    # moves with a quarter of the rollouts heavy, none of 10 with random rollouts alone.
+    spec = compile_text(TIES + '''
+/// Seven of the eight scores at the highest, at the count.
+reachable all_tied_both cite "R" "t": phase == counting and sum(i in 0..1:
+  count(p in Player where (if i == 0 then a[p] else b[p]) == max(q in Player: if i == 0 then a[q] else b[q]))) >= 7
+''')
+    holds = _compile(Program(spec, 4), _prop(spec, "all_tied_both").expr)
+
+    def reached(greedy):
+        out = []
+        for i in range(10):
+            prog = Program(spec, 4)
+            goal = state_goal(prog, "both", _prop(spec, "all_tied_both").expr)
+            r = explore(prog, own_search(goal), f"s{i}", 1_000, greedy=greedy)
+            if "both" in r.found:
+                f = r.found["both"]
+                game = Program(spec, 4).start(f.seed, f.params)
+                for move in f.moves:
+                    game.step(move)
+                assert holds(game.S, game.P)
+                out.append(i)
+        return out
+    assert len(reached(0.25)) >= 8
+    assert len(reached(0.0)) <= 2

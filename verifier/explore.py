@@ -22,6 +22,11 @@ by going on from the end. A state from which only forced moves lead to
 the end is dropped once played out (its chance is kept, so every rollout from it is the same).
 A state that reaches a goal is also tried one move further for the undecided points still looked
 for (a point met within a loop, whose distance is judged on the state before the loop).
+A search may also make some of its rollouts heavy (`greedy`, Monte Carlo tree search's heavy
+playouts): each move of such a rollout is one of those whose next state is nearest the goal whose
+turn it is (every legal move tried one step ahead, ties at random); the others stay random. Hands
+that must tie in many colours at the final count are built card by card that way, where random
+moves scatter them.
 
 An undecided point is a goal too: reached when a move steps into it; its distance follows the way
 into it (the loops, lets and branches around it) for each legal move of an action that holds it,
@@ -346,6 +351,7 @@ def own_search(goal: Goal) -> list[Goal]:
     return [goal]
 
 
+OWN_GREEDY = 0.25  # the share of heavy rollouts in a search of a goal's own (see `explore`)
 MOVES_WEIGHED = 64  # an undecided point's distance: at most this many legal moves of an action looked at
 
 
@@ -455,10 +461,12 @@ def _holds(w, g: Game) -> bool:
 
 
 def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: int = 24,
-            rollout: int = 40, starts: int = 8, riders: list[Goal] = ()) -> Exploration:
+            rollout: int = 40, starts: int = 8, riders: list[Goal] = (), greedy: float = 0.0) -> Exploration:
     """Look for each goal within `budget` moves in all; see the module's docstring. `riders`:
     goals judged in every state and found where reached, with no rollouts of their own (an
-    undecided point next to a goal searched for)."""
+    undecided point next to a goal searched for). `greedy`: the share of rollouts that are heavy,
+    each move among the nearest one step ahead (the moves tried ahead are not counted in the
+    budget: a heavy move costs a step per legal move weighed)."""
     rng = random.Random(f"{seed}/explore")
     out = Exploration()
     goals = list(goals) + [Goal(g.key + "/summed", g.summed, alias=g.key, costly=g.costly)
@@ -480,6 +488,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
     reached: dict[str, tuple] = {}  # the rollout in progress: how near it came to each goal, after how many moves
     last_choice = [-1]              # the rollout in progress: the moves before its last move that had another beside it (-1: none)
     turn_of = [None]                # the goal whose turn it is (a costly goal is judged only then); None: every goal
+    heavy = [False]                 # the rollout in progress chooses its moves one step ahead (greedy)
 
     def progress_of(g: Game, which=None) -> tuple:
         S, P = g.S, g.P
@@ -611,9 +620,51 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
             moves = [m for m in moves if m[0] in shunned]
         return bool(step_among(g, moves))
 
+    def nearest(g: Game, moves: list) -> list:
+        """The moves (at most MOVES_WEIGHED of them, drawn at random) whose next state is nearest
+        the goal whose turn it is; a move that steps into an undecided point is not among them (it
+        is found there when a goal holds the point), nor one that breaks the state."""
+        goal = todo.get(turn_of[0])
+        if goal is None or len(moves) < 2:
+            return moves
+        if len(moves) > MOVES_WEIGHED:
+            moves = rng.sample(moves, MOVES_WEIGHED)
+        best, out_ = None, []
+        for move in moves:
+            saved, chance, count = g.snapshot(), g.chance.getstate(), len(g.moves)
+            raised, d = None, None
+            try:
+                g.step(move, check=False)
+                d = goal.dist(g.S, g.P)
+            except (Gap, Fault) as exc:
+                raised = exc
+            g.S[:] = saved
+            g.chance.setstate(chance)
+            del g.moves[count:]
+            if isinstance(raised, Gap):
+                gap_found(raised, g, move)
+            if d is None:
+                continue
+            if best is None or d < best:
+                best, out_ = d, [move]
+            elif d == best:
+                out_.append(move)
+        return out_
+
     def step_among(g: Game, moves: list) -> bool | None:
         """True when one of these moves was played; False when one broke the state (a Fault);
-        None when none could be played, the game left as it was."""
+        None when none could be played, the game left as it was. A heavy rollout plays one of the
+        nearest moves (see `nearest`) when there is one."""
+        if heavy[0] and len(moves) > 1:
+            best = nearest(g, moves)
+            if best and best != moves:
+                played = step_among_(g, best)
+                if played is not None:
+                    return played
+                moves = [m for m in moves if m not in best]
+        return step_among_(g, moves)
+
+    def step_among_(g: Game, moves: list) -> bool | None:
         while moves:
             move = moves[rng.randrange(len(moves))]
             if not gappy[move[0]]:  # no undecided point on its way: no need to keep the state
@@ -700,7 +751,9 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
             shunned = set()
         reached.clear()
         last_choice[0] = -1
+        heavy[0] = greedy > 0 and rng.random() < greedy
         play(node.game, g, rng.randint(1, rollout))
+        heavy[0] = False
         if last_choice[0] < 0 and g.ended() is not None:
             node.dead = True  # only forced moves to the end: the same rollout every time (its chance is kept)
         inherit(node, g)
