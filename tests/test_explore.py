@@ -9,7 +9,7 @@ import pytest
 
 from verifier.backends.interpreter import Program
 from verifier.backends.runtime import Gap
-from verifier.explore import _compile, distance, explore, gap_goal, own_search, state_goal
+from verifier.explore import OWN_GREEDY, _compile, distance, explore, gap_goal, own_greedy, own_search, state_goal
 from verifier.verify import Verifier
 
 from conftest import compile_text
@@ -453,6 +453,12 @@ reachable all_tied_both cite "R" "t": phase == counting and sum(i in 0..1:
   count(p in Player where (if i == 0 then a[p] else b[p]) == max(q in Player: if i == 0 then a[q] else b[q]))) >= 7
 ''')
     holds = _compile(Program(spec, 4), _prop(spec, "all_tied_both").expr)
+
+    prog = Program(spec, 4)
+    goal = state_goal(prog, "both", _prop(spec, "all_tied_both").expr)
+    cheap = state_goal(prog, "tied", _prop(spec, "all_tied").expr)
+    # a search of its own is heavy for a costly goal only (its twin judges every state)
+    assert own_greedy(goal) == OWN_GREEDY > 0 and own_greedy(cheap) == 0
 
     def reached(greedy):
         out = []

@@ -712,7 +712,7 @@ class Verifier:
         needed (after the induction, so that the invariants not proved are known); None when off."""
         if not self._explore_asked and self.explore:
             self._explore_asked = True
-            from .explore import OWN_GREEDY, explore, gap_goal, own_search, state_goal
+            from .explore import explore, gap_goal, own_greedy, own_search, state_goal
             from .simulate import gap_finding
 
             sim, prog = self.simulation(), self.interpreter()
@@ -732,12 +732,12 @@ class Verifier:
                 # search, and a costly goal's rollouts are few there. The undecided points still
                 # open ride along (one may lie a move beyond the goal). Three such searches per
                 # goal, measured, doubled the test suite's verify time and reached no goal more.
-                # A quarter of its rollouts are heavy (OWN_GREEDY): ties in many colours at the
-                # final count were reached so, never by random rollouts alone
+                # A costly goal's has a quarter of its rollouts heavy (own_greedy): ties in many
+                # colours at the final count were reached so, never by random rollouts alone
                 for goal in [g for g in goals if not g.gaps and g.key not in ex.found]:
                     riders = [g for g in goals if g.gaps and g.key not in ex.found]
                     more = explore(prog, own_search(goal), f"verify/{goal.key}/0", self.explore // 4, riders=riders,
-                                   greedy=OWN_GREEDY)
+                                   greedy=own_greedy(goal))
                     ex.moves += more.moves
                     ex.restores += more.restores
                     for key, f in more.found.items():
