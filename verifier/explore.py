@@ -352,7 +352,7 @@ def own_search(goal: Goal) -> list[Goal]:
 
 
 OWN_GREEDY = 0.25  # the share of heavy rollouts in a search of a costly goal's own (see own_greedy)
-MOVES_WEIGHED = 64  # an undecided point's distance: at most this many legal moves of an action looked at
+MOVES_WEIGHED = 64  # at most this many legal moves looked at: of an action, for an undecided point's distance; in a heavy move
 
 
 def own_greedy(goal: Goal) -> float:
