@@ -576,9 +576,10 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
             bucket.sort(key=lambda n: n.key)
             del bucket[pool:]
 
-    def attempt(g: Game, move, keep: bool):
+    def attempt(g: Game, move, keep: bool, after=None):
         """Play the move; the Gap or Fault it raised, or None. The game is as it was before the
-        move when it raised, or always when keep is False."""
+        move when it raised, or always when keep is False; `after()` is called in the state the
+        move led to, when it did not raise, before the move is undone."""
         saved, chance, count = g.snapshot(), g.chance.getstate(), len(g.moves)
         try:
             g.step(move, check=False)
@@ -587,6 +588,8 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         else:
             if keep:
                 return None
+            if after is not None:
+                after()
             raised = None
         g.S[:] = saved
         g.chance.setstate(chance)
@@ -633,31 +636,30 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
     def nearest(g: Game, moves: list) -> list:
         """The moves (at most MOVES_WEIGHED of them, drawn at random) whose next state is nearest
         the goal whose turn it is; a move that steps into an undecided point is not among them (it
-        is found there when a goal holds the point), nor one that breaks the state."""
+        is found there when a goal holds the point), nor one that breaks the state or leaves a
+        state the goal cannot be judged in."""
         goal = todo.get(turn_of[0])
         if goal is None or len(moves) < 2:
             return moves
         if len(moves) > MOVES_WEIGHED:
             moves = rng.sample(moves, MOVES_WEIGHED)
-        best, out_ = None, []
-        for move in moves:
-            saved, chance, count = g.snapshot(), g.chance.getstate(), len(g.moves)
-            raised, d = None, None
+        best, out_, seen = None, [], []
+
+        def judge():
             try:
-                g.step(move, check=False)
-                d = goal.dist(g.S, g.P)
-            except (Gap, Fault) as exc:
-                raised = exc
-            g.S[:] = saved
-            g.chance.setstate(chance)
-            del g.moves[count:]
+                seen.append(goal.dist(g.S, g.P))
+            except (Fault, Gap):  # not judged here (as in consider): not a candidate
+                pass
+        for move in moves:
+            seen.clear()
+            raised = attempt(g, move, keep=False, after=judge)
             if isinstance(raised, Gap):
                 gap_found(raised, g, move)
-            if d is None:
+            if not seen:
                 continue
-            if best is None or d < best:
-                best, out_ = d, [move]
-            elif d == best:
+            if best is None or seen[0] < best:
+                best, out_ = seen[0], [move]
+            elif seen[0] == best:
                 out_.append(move)
         return out_
 

@@ -732,7 +732,7 @@ class Verifier:
                 # search, and a costly goal's rollouts are few there. The undecided points still
                 # open ride along (one may lie a move beyond the goal). Three such searches per
                 # goal, measured, doubled the test suite's verify time and reached no goal more.
-                # A costly goal's has a quarter of its rollouts heavy (own_greedy): ties in many
+                # A costly goal's search has a quarter of its rollouts heavy (own_greedy): ties in many
                 # colours at the final count were reached so, never by random rollouts alone
                 for goal in [g for g in goals if not g.gaps and g.key not in ex.found]:
                     riders = [g for g in goals if g.gaps and g.key not in ex.found]
