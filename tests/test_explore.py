@@ -9,7 +9,8 @@ import pytest
 
 from verifier.backends.interpreter import Program
 from verifier.backends.runtime import Gap
-from verifier.explore import OWN_GREEDY, _compile, distance, explore, gap_goal, own_greedy, own_search, state_goal
+from verifier.explore import (OWN_GREEDY, OWN_RESTARTS, _compile, distance, explore, gap_goal, own_greedy, own_search,
+                              search_own, state_goal)
 from verifier.verify import Verifier
 
 from conftest import compile_text
@@ -476,3 +477,63 @@ reachable all_tied_both cite "R" "t": phase == counting and sum(i in 0..1:
         return out
     assert len(reached(0.25)) >= 8
     assert len(reached(0.0)) <= 2
+
+
+# The tile dealt at the setup caps how high a game climbs: the top level is reachable only in the
+# games where the tile lies at the bottom of the stack (one in eight).
+DEAL = """
+game deal "Deal"
+players 2..2 cite "P" "two"
+enum Phase { going, over }
+enum Tile { t0, t1, t2, t3, t4, t5, t6, t7 }
+var phase: Phase
+var cap: 0..7
+var level: 0..7
+var steps: 0..60
+zone stack: pile of Tile visible hidden
+init cite "S" "s" {
+  stack := { t for t in Tile }
+  shuffle stack
+  cap := rank(stack, t7)
+}
+/// Climb, as high as the tile dealt allows.
+action up(p: Player) by p cite "R" "up" when phase == going and level < cap and steps < 60 {
+  level += 1
+  steps += 1
+}
+/// Wait.
+action wait(p: Player) by p cite "R" "wait" when phase == going and steps < 60 { steps += 1 }
+/// The end.
+action stop() cite "R" "stop" when phase == going and steps == 60 { phase := over }
+end done cite "E" "e": phase == over
+/// The top level.
+reachable summit cite "R" "top": level == 7
+"""
+
+
+def test_a_search_of_a_goal_s_own_restarts_from_start_games_of_its_own():
+    # Seeds s0, s1 and s7 deal no start game of their first run (of 8) the tile at the bottom: a
+    # run from them never reaches the top, whatever its budget; the restarts, each from start
+    # games of its own, do. Measured over s0 to s11: the other 9 seeds' first runs reach it, in
+    # the same moves with and without restarts.
+    spec = compile_text(DEAL)
+    cap, level = [[v.name for v in spec.state].index(x) for x in ("cap", "level")]
+    for seed in ("s0", "s1", "s7"):
+        prog = Program(spec, 2)
+        assert all(prog.start(f"{seed}/0/{k}").S[cap] < 7 for k in range(8))
+        goal = state_goal(prog, "summit", _prop(spec, "summit").expr)
+        assert own_greedy(goal) == 0
+        assert "summit" not in explore(prog, own_search(goal), f"{seed}/0", 8_000).found
+        r = search_own(prog, goal, seed, 8_000)
+        f = r.found["summit"]
+        assert f.seed.startswith(f"{seed}/") and not f.seed.startswith(f"{seed}/0/")
+        assert r.moves <= 8_000 and r.moves > 8_000 // OWN_RESTARTS
+        game = Program(spec, 2).start(f.seed, f.params)
+        for move in f.moves:
+            game.step(move)
+        assert game.S[level] == 7
+    # where the first run reaches it, the restarts change nothing
+    prog = Program(spec, 2)
+    goal = state_goal(prog, "summit", _prop(spec, "summit").expr)
+    one, more = explore(prog, own_search(goal), "s2/0", 2_000), search_own(prog, goal, "s2", 8_000)
+    assert one.found["summit"] == more.found["summit"] and one.moves == more.moves

@@ -712,7 +712,7 @@ class Verifier:
         needed (after the induction, so that the invariants not proved are known); None when off."""
         if not self._explore_asked and self.explore:
             self._explore_asked = True
-            from .explore import explore, gap_goal, own_greedy, own_search, state_goal
+            from .explore import explore, gap_goal, search_own, state_goal
             from .simulate import gap_finding
 
             sim, prog = self.simulation(), self.interpreter()
@@ -727,17 +727,18 @@ class Verifier:
             goals += [gap_goal(prog, key, ids) for key, ids in gaps.items() if key not in met]
             if goals:
                 self._explored = ex = explore(prog, goals, "verify", self.explore)
-                # a state goal the shared search left gets a search of its own (own_search), of a
-                # quarter of the budget, from its own seed: the goals' turns share the first
+                # a state goal the shared search left gets a search of its own (search_own), of a
+                # quarter of the budget, from its own seeds: the goals' turns share the first
                 # search, and a costly goal's rollouts are few there. The undecided points still
                 # open ride along (one may lie a move beyond the goal). Three such searches per
-                # goal, measured, doubled the test suite's verify time and reached no goal more.
-                # A costly goal's search has a quarter of its rollouts heavy (own_greedy): ties in many
-                # colours at the final count were reached so, never by random rollouts alone
+                # goal of a quarter each, measured, doubled the test suite's verify time and
+                # reached no goal more; the quarter split into restarts, each from start games of
+                # its own, costs no more. A costly goal's search is one run with a quarter of its
+                # rollouts heavy (own_greedy): ties in many colours at the final count were
+                # reached so, never by random rollouts alone
                 for goal in [g for g in goals if not g.gaps and g.key not in ex.found]:
                     riders = [g for g in goals if g.gaps and g.key not in ex.found]
-                    more = explore(prog, own_search(goal), f"verify/{goal.key}/0", self.explore // 4, riders=riders,
-                                   greedy=own_greedy(goal))
+                    more = search_own(prog, goal, f"verify/{goal.key}", self.explore // 4, riders=riders)
                     ex.moves += more.moves
                     ex.restores += more.restores
                     for key, f in more.found.items():
