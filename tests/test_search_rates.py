@@ -1,0 +1,45 @@
+"""benchmarks/search_rates.py: a search of a goal's own, once per seed, each witness replayed."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+
+from test_explore import DEAL
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("search_rates", os.path.join(ROOT, "benchmarks", "search_rates.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_rates_by_seed_with_and_without_restarts(tmp_path, capsys):
+    path = tmp_path / "deal.rules"
+    path.write_text(DEAL)
+    tool = _tool()
+    # s0 deals no start game of its first run the tile at the bottom (tests/test_explore.py)
+    assert tool.main([str(path), "--players", "2", "--goal", "summit", "--seeds", "s0,s2", "--budget", "8000"]) == 0
+    out = capsys.readouterr().out
+    assert "reached with 2 of 2 seeds" in out and "s0: reached after" in out
+    assert tool.main([str(path), "--players", "2", "--goal", "summit", "--seeds", "s0,s2", "--budget", "8000",
+                      "--one-run", "--json"]) == 0
+    records = {r["seed"]: r for r in json.loads(capsys.readouterr().out)}
+    assert not records["s0"]["reached"] and records["s0"]["moves"] == 8000
+    assert records["s2"]["reached"] and records["s2"]["replayed"] and records["s2"]["witness"] > 0
+
+
+def test_a_wrong_goal_or_point_is_a_clear_error(tmp_path, capsys):
+    path = tmp_path / "deal.rules"
+    path.write_text(DEAL)
+    tool = _tool()
+    assert tool.main([str(path), "--players", "2", "--goal", "sumit"]) == 2
+    assert "no reachable property 'sumit'" in capsys.readouterr().err
+    assert tool.main([str(path), "--players", "2", "--goal", "summit", "--riders", "gap:1:1"]) == 2
+    assert "no undecided point gap:1:1" in capsys.readouterr().err
+    assert tool.main([str(tmp_path / "nope.rules"), "--players", "2", "--goal", "summit"]) == 2
+    assert "no such file" in capsys.readouterr().err
