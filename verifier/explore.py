@@ -374,11 +374,11 @@ def search_own(program: Program, goal: Goal, seed: str, budget: int, riders: lis
     finds came late (34,000 to 99,000 moves of 100,000). Any other goal's is OWN_RESTARTS runs of
     an equal share, from `seed`/0, `seed`/1, ... and so from start games of their own, until the
     goal is found (the restarts of heavy-tailed search). A start game's hidden setup can put a goal
-    out of reach of every state that follows it (a tile shuffled too high caps the number of
-    rounds), and a run whose nearest states are all of such games stays there: measured, such
-    runs' finds came early or not at all (the longest game with 4 players: 5 of 16 seeds found
-    it, all within 25,000 moves of 100,000; the best state of a run that did not was the last
-    round its start game allowed)."""
+    out of reach of every state that follows it (a card shuffled deep caps how far the game can
+    go: tests/test_explore.py's dealt tile), and a run whose nearest states are all of such games
+    stays there: measured on a shipped spec, such runs' finds came early or not at all (5 of 16
+    seeds, all within 25,000 moves of 100,000; the nearest state of a run that missed was as far
+    as its start game allowed; README, restarts)."""
     greedy = own_greedy(goal)
     runs = 1 if greedy else OWN_RESTARTS
     out = Exploration()
