@@ -48,7 +48,7 @@ def one_seed(spec_path: str, n: int, name: str, violation: bool, seed: str, budg
              one_run: bool, greedy: float | None) -> dict:
     """Run the search for one seed; the record printed for it."""
     from verifier.backends.interpreter import Program
-    from verifier.explore import explore, gap_goal, own_greedy, own_search, search_own
+    from verifier.explore import explore, gap_goal, own_greedy, own_search, replays, search_own
     from verifier.pipeline import load_spec
     from verifier.simulate import gap_finding
 
@@ -68,23 +68,8 @@ def one_seed(spec_path: str, n: int, name: str, violation: bool, seed: str, budg
         out = search_own(program, goal, base, budget, riders=carried)
     seconds = time.perf_counter() - t0
     f = out.found.get(goal.key)
-    replayed = None
-    if f is not None:  # a witness counts only when a fresh interpreter agrees
-        from verifier.explore import _compile
-
-        from verifier.backends.runtime import Fault, Gap
-
-        try:
-            game = Program(spec, n).start(f.seed, f.params)
-            legal = True
-            for move in f.moves:
-                legal = game.is_legal(move)
-                if not legal:
-                    break
-                game.step(move, check=False)
-            replayed = legal and bool(_compile(program, p.expr)(game.S, game.P)) != violation
-        except (Fault, Gap):
-            replayed = False
+    # a witness counts only when a fresh interpreter agrees, as in verify
+    replayed = replays(Program(spec, n), f, p) if f is not None else None
     return {"seed": seed, "reached": bool(replayed), "moves": out.moves, "witness": len(f.moves) if f else None,
             "replayed": replayed, "riders_reached": sorted(k for k in out.found if k != goal.key),
             "seconds": round(seconds, 1)}

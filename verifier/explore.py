@@ -457,6 +457,22 @@ class Found:
     moves: list
 
 
+def replays(program: Program, f: Found, p: ir.Property, gap=None) -> bool:
+    """Whether a find replays in `program` (a fresh interpreter: not the one searched) and does
+    what it claims there: a reachability goal holds at the end, an invariant is false, or (gap:
+    the undecided point) the last move steps into the point."""
+    game = program.start(f.seed, f.params)
+    try:
+        for move in f.moves:
+            game.step(move, check=False)
+    except Gap as exc:
+        return gap is not None and program.spec.undecided[exc.id].span == gap.span and game.moves == f.moves[:-1]
+    except Fault:
+        return False
+    fn = dict(program.reachables + program.invariants).get(p) if gap is None else None
+    return fn is not None and bool(fn(game.S, game.P)) == (p.kind == "reachable")
+
+
 @dataclass
 class Exploration:
     found: dict[str, Found] = field(default_factory=dict)

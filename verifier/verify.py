@@ -776,18 +776,10 @@ class Verifier:
     def replays(self, f, p: ir.Property, gap=None) -> bool:
         """Whether a directed search's find replays in a fresh interpreter and does what it claims
         there: a reachability goal holds at the end, an invariant is false, or (gap: the undecided
-        point) the last move steps into the point."""
-        prog = self.interpreter()
-        game = prog.start(f.seed, f.params)
-        try:
-            for move in f.moves:
-                game.step(move, check=False)
-        except Gap as exc:
-            return gap is not None and self.spec.undecided[exc.id].span == gap.span and game.moves == f.moves[:-1]
-        except Fault:
-            return False
-        fn = dict(prog.reachables + prog.invariants).get(p) if gap is None else None
-        return fn is not None and bool(fn(game.S, game.P)) == (p.kind == "reachable")
+        point) the last move steps into the point (explore.replays)."""
+        from .explore import replays
+
+        return replays(self.interpreter(), f, p, gap)
 
     def from_simulation(self, p: ir.Property, key: str, t0, kind=None) -> bool:
         """Report a violation found in simulated games (a real trace); False when there is none."""
