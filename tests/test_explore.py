@@ -537,3 +537,36 @@ def test_a_search_of_a_goal_s_own_restarts_from_start_games_of_its_own():
     goal = state_goal(prog, "summit", _prop(spec, "summit").expr)
     one, more = explore(prog, own_search(goal), "s2/0", 2_000), search_own(prog, goal, "s2", 8_000)
     assert one.found["summit"] == more.found["summit"] and one.moves == more.moves
+
+
+def test_start_games_a_proof_puts_out_of_the_goal_s_reach_are_left():
+    # With the invariant level <= cap proved, Z3 rules out every start game whose tile caps the
+    # climb below the top (cap is fixed at the setup: no action writes it). The first run from s0,
+    # whose 8 start games all have cap < 7 (test above), then draws further seeds and reaches it.
+    spec = compile_text(DEAL + 'invariant capped cite "R" "up": level <= cap\n')
+    cap, level = [[v.name for v in spec.state].index(x) for x in ("cap", "level")]
+    v = Verifier(spec, 2, explore=0)
+    v.build()
+    assert v.prove_invariants() == {"capped"}
+    viable = v.viable()
+    prog = Program(spec, 2)
+    games = [prog.start(f"s0/0/{k}") for k in range(40)]
+    for g in games:
+        assert viable("summit", g.S, g.P) == (g.S[cap] == 7)
+    assert any(g.S[cap] == 7 for g in games)
+    goal = state_goal(prog, "summit", _prop(spec, "summit").expr)
+    assert "summit" not in explore(prog, own_search(goal), "s0/0", 8_000).found
+    f = explore(prog, own_search(goal), "s0/0", 8_000, viable=viable).found["summit"]
+    assert f.seed.startswith("s0/0/") and int(f.seed.split("/")[-1]) >= 8
+    game = Program(spec, 2).start(f.seed, f.params)
+    for move in f.moves:
+        game.step(move)
+    assert game.S[level] == 7
+    # nothing proved about the cap: every start game stays, and the search is the same
+    plain = Verifier(compile_text(DEAL), 2, explore=0)
+    plain.build()
+    plain.prove_invariants()
+    assert all(plain.viable()("summit", g.S, g.P) for g in games)
+    one, two = explore(prog, own_search(goal), "s2/0", 2_000), explore(prog, own_search(goal), "s2/0", 2_000,
+                                                                       viable=plain.viable())
+    assert one.found == two.found and one.moves == two.moves

@@ -32,6 +32,10 @@ An undecided point is a goal too: reached when a move steps into it; its distanc
 into it (the loops, lets and branches around it) for each legal move of an action that holds it,
 and where no such move is legal, the distance to enabling the action.
 
+A caller that can prove a start game out of a goal's reach (what its setup fixed rules the goal
+out: `viable`) has the game's states left out of that goal's pool, and a start game out of
+reach of every goal searched for replaced by the next seed.
+
 Everything found is a real play: a seed, the parameters, and legal moves from an initial state,
 replayed by the caller in a fresh interpreter before it is reported. Finding nothing proves
 nothing (the caller reports `bounded`, never `unreachable`).
@@ -368,7 +372,8 @@ def own_greedy(goal: Goal) -> float:
 OWN_RESTARTS = 4  # a search of a goal's own of random rollouts: this many runs, each from its own start games
 
 
-def search_own(program: Program, goal: Goal, seed: str, budget: int, riders: list[Goal] = ()) -> Exploration:
+def search_own(program: Program, goal: Goal, seed: str, budget: int, riders: list[Goal] = (),
+               viable=None) -> Exploration:
     """A search for this goal alone (own_search), of `budget` moves in all. A costly goal's (a
     share of its rollouts heavy, own_greedy) is one run from `seed`/0: it gains slowly, and its
     finds came late (34,000 to 99,000 moves of 100,000). Any other goal's is OWN_RESTARTS runs of
@@ -383,7 +388,8 @@ def search_own(program: Program, goal: Goal, seed: str, budget: int, riders: lis
     runs = 1 if greedy else OWN_RESTARTS
     out = Exploration()
     for r in range(runs):
-        more = explore(program, own_search(goal), f"{seed}/{r}", budget // runs, riders=riders, greedy=greedy)
+        more = explore(program, own_search(goal), f"{seed}/{r}", budget // runs, riders=riders, greedy=greedy,
+                       viable=viable)
         out.moves += more.moves
         out.restores += more.restores
         for key, f in more.found.items():
@@ -515,13 +521,21 @@ def _holds(w, g: Game) -> bool:
         return False
 
 
+STARTS_DRAWN = 8  # a search draws at most this many start games per one it keeps (see `viable`)
+
+
 def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: int = 24,
-            rollout: int = 40, starts: int = 8, riders: list[Goal] = (), greedy: float = 0.0) -> Exploration:
+            rollout: int = 40, starts: int = 8, riders: list[Goal] = (), greedy: float = 0.0,
+            viable=None) -> Exploration:
     """Look for each goal within `budget` moves in all; see the module's docstring. `riders`:
     goals judged in every state and found where reached, with no rollouts of their own (an
     undecided point next to a goal searched for). `greedy`: the share of rollouts that are heavy,
     each move among the nearest one step ahead (the moves tried ahead are not counted in the
-    budget: a heavy move costs a step per legal move weighed)."""
+    budget: a heavy move costs a step per legal move weighed). `viable(key, S, P)`: False when no
+    state of a game that began in S (with parameters P) can reach that goal (what the game fixed at
+    its setup rules it out: the caller's proof); such a game's states are not judged for the goal,
+    and a start game viable for none of the goals searched for is left for the next seed (at most
+    STARTS_DRAWN * starts drawn; the first `starts` seeds when every game is viable)."""
     rng = random.Random(f"{seed}/explore")
     out = Exploration()
     goals = list(goals) + [Goal(g.key + "/summed", g.summed, alias=g.key, costly=g.costly)
@@ -586,7 +600,9 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
                     dists[key] = 0.5  # the way looked open but the move did not step into it
             else:
                 dists[key] = d
-        dists = {k: d for k, d in dists.items() if k in todo}
+        # a goal out of this game's reach is still judged (were it met, the proof would be wrong, and
+        # the find shows it), but the game's states do not fill its pool
+        dists = {k: d for k, d in dists.items() if k in todo and k not in ruled_out[gi]}
         for key, d in dists.items():
             if key not in reached or d < reached[key][0]:
                 reached[key] = (d, len(g.moves))
@@ -816,11 +832,19 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         inherit(node, g)
         shunned = set()
 
-    for i in range(starts):
+    ruled_out: list[set] = []  # per game: the goals it cannot reach
+    for i in range(starts * (STARTS_DRAWN if viable is not None else 1)):
+        if len(games) == starts:
+            break
         try:
-            games.append(program.start(f"{seed}/{i}"))
+            g = program.start(f"{seed}/{i}")
         except (Fault, Gap):
             continue
+        out_of_reach = set() if viable is None else {k for k in todo if not viable(todo[k].alias or k, g.S, g.P)}
+        if todo.keys() - riding <= out_of_reach:
+            continue
+        games.append(g)
+        ruled_out.append(out_of_reach)
     if not games:
         return out
     whole = [(w, r) for w, r in rankings if all(_holds(w, g) for g in games)]

@@ -557,6 +557,7 @@ class Verifier:
                     changed = True
         seconds = time.perf_counter() - t0
         self._unproved = {p.name for p in self.invariants if p.name not in candidates and p.name not in unknown}
+        self.assumed = candidates  # the directed search, first asked for below, rules out start games by them (viable)
         for p in self.invariants:
             if p.name in candidates:
                 self.results.append(Result(p.name, "invariant", self.n, "proved", seconds,
@@ -726,7 +727,8 @@ class Verifier:
                 gaps.setdefault(gap_finding(self.spec, u.id).key, []).append(u.id)
             goals += [gap_goal(prog, key, ids) for key, ids in gaps.items() if key not in met]
             if goals:
-                self._explored = ex = explore(prog, goals, "verify", self.explore)
+                viable = self.viable()
+                self._explored = ex = explore(prog, goals, "verify", self.explore, viable=viable)
                 # a state goal the shared search left gets a search of its own (search_own), of a
                 # quarter of the budget, from its own seeds: the goals' turns share the first
                 # search, and a costly goal's rollouts are few there. The undecided points still
@@ -735,15 +737,59 @@ class Verifier:
                 # reached no goal more; the quarter split into restarts, each from start games of
                 # its own, costs no more. A costly goal's search is one run with a quarter of its
                 # rollouts heavy (own_greedy): ties in many colours at the final count were
-                # reached so, never by random rollouts alone
+                # reached so, never by random rollouts alone. Both searches leave the start games
+                # Z3 proves out of a goal's reach (viable)
                 for goal in [g for g in goals if not g.gaps and g.key not in ex.found]:
                     riders = [g for g in goals if g.gaps and g.key not in ex.found]
-                    more = search_own(prog, goal, f"verify/{goal.key}", self.explore // 4, riders=riders)
+                    more = search_own(prog, goal, f"verify/{goal.key}", self.explore // 4, riders=riders,
+                                      viable=viable)
                     ex.moves += more.moves
                     ex.restores += more.restores
                     for key, f in more.found.items():
                         ex.found.setdefault(key, f)
         return self._explored
+
+    def viable(self):
+        """(goal key, S, P) -> whether a game whose initial state is S, with parameters P, may reach
+        the goal: False when Z3 proves that no state the proved invariants allow satisfies the goal
+        (a reachability goal, or an invariant's violation) with the values the game fixed at the
+        setup: its parameters and the state variables no action writes (the same terms before and
+        after every step). Every state of such a game has those values and satisfies the proved
+        invariants, so none reaches the goal, and the directed search leaves it (a card shuffled
+        deep at the setup that caps how far the game can go). A time-out, an undecided point's goal
+        or a goal that cannot be encoded: True. One question per goal and set of values."""
+        fixed = [] if self.unsupported else [
+            (i, v) for i, v in enumerate(self.spec.state)
+            if all(_same_value_terms(self.pre[v.name], st.state[v.name]) for st in self.steps.values())]
+        params = list(enumerate(self.spec.params))
+        goals = {p.name: (p, False) for p in self.spec.properties if p.kind == "reachable"}
+        goals.update({f"violation:{p.name}": (p, True) for p in self.invariants if p.name in self._unproved})
+        known: dict = {}
+
+        def viable(key: str, S: list, P: list) -> bool:
+            if key not in goals or not (fixed or params):
+                return True
+            values = tuple(repr(S[i]) for i, _v in fixed) + tuple(repr(P[i]) for i, _p in params)
+            if (key, values) not in known:
+                known[key, values] = self._may_reach(*goals[key], [(v, self.pre[v.name], S[i]) for i, v in fixed]
+                                                     + [(p, self.params[p.name], P[i]) for i, p in params])
+            return known[key, values]
+        return viable
+
+    def _may_reach(self, p: ir.Property, violation: bool, fixed: list) -> bool:
+        """Whether a state the proved invariants allow satisfies p (or, violation, breaks it) where
+        each (variable, term, value) of `fixed` has that value (the variables of a type `_fix` cannot
+        pin are left free); True where Z3 does not answer unsat."""
+        try:
+            v, f, cons = self.value(p.expr, self.pre, key=(p.name, "pre"), tag=f"pre.{p.name}")
+            pins: list = []
+            for var, term, value in fixed:
+                _fix(var.type, term, value, pins)
+            r, _m, _why = self.check([*self.assumptions(self.assumed), *cons, OR(NOT(v) if violation else v, f),
+                                      *pins], self.QUICK_MS)
+        except Unsupported:
+            return True
+        return r != z3.unsat
 
     def from_exploration(self, p: ir.Property, key: str, t0, gap=None) -> bool:
         """Report what the directed search found for this goal, after replaying it in a fresh
@@ -1689,6 +1735,20 @@ def _eq(t, x, y, out):
             _eq(vt, a, b, out)
     else:
         out.append(EQ(x, y))
+
+
+def _fix(t, term, value, out: list) -> None:
+    """Facts that pin a symbolic value to an interpreter's value, where its type is a scalar or a
+    bag, or a map of these (anything else is left free: fewer facts, a weaker question)."""
+    if isinstance(t, BoolT):
+        out.append(EQ(term, bool(value)))
+    elif isinstance(t, (IntT, EnumT, PlayerT)) and isinstance(value, int):
+        out.append(EQ(term, value))
+    elif isinstance(t, BagT) and isinstance(term, BagV):
+        out.extend(EQ(c, n) for c, n in zip(term.counts, value))
+    elif isinstance(t, MapT) and isinstance(term, (MapV, SeqV)):
+        for x, y in zip(term.items, value):
+            _fix(t.value, x, y, out)
 
 
 def _compare(enc: Encoder, m, spec: ir.Spec, sym_state: dict, state: list, i: int) -> str | None:
