@@ -599,18 +599,3 @@ def test_an_undecided_point_s_own_search_begins_from_plays_found_before():
     goal = state_goal(prog, "summit", _prop(spec, "summit").expr)
     one, two = search_own(prog, goal, "s1", 8_000), search_own(prog, goal, "s1", 8_000, begin=[climbed])
     assert one.found == two.found and one.moves == two.moves
-
-
-def test_verify_searches_no_undecided_point_z3_proves_unreachable():
-    # Past the cap: Z3 proves the point unreachable with the invariant; no search of its own is
-    # spent on it (the reachable summit, left to the directed search by no random games, is found).
-    spec = compile_text(DEAL + 'invariant capped cite "R" "up": level <= cap\n'
-                               '/// Past the cap.\naction beyond(p: Player) by p cite "R" "beyond" '
-                               'when phase == going and level > cap { undecided "past the cap" cite "R" "cap" }\n')
-    v = Verifier(spec, 2, 8, 20, games=0, explore=3_000)
-    r = {x.property: x for x in v.run()}
-    gap = next(x for x in r.values() if x.kind == "undecided")
-    assert gap.status == "unreachable"
-    assert r["summit"].status == "reachable"
-    ex = v.exploration()
-    assert gap.property not in ex.found and ex.moves <= 3_000 + 3_000 // 4

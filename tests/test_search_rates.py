@@ -67,28 +67,3 @@ def test_start_games_out_of_reach_are_left_as_in_verify(tmp_path, capsys):
                                                           "status": "proved"}]}]}))
     assert tool.main(run + ["--proved", str(report)]) == 2
     assert "no result for 2 players" in capsys.readouterr().err
-
-
-def test_an_undecided_point_s_search_begins_from_other_goals_finds(tmp_path, capsys):
-    from conftest import compile_text
-    from verifier.simulate import gap_finding
-
-    text = DEAL + ('/// At the top.\naction peak(p: Player) by p cite "R" "peak" '
-                   'when phase == going and level == 7 { undecided "what now" cite "R" "top" }\n')
-    path = tmp_path / "deal.rules"
-    path.write_text(text)
-    spec = compile_text(text)
-    key = gap_finding(spec, spec.undecided[0].id).key
-    tool = _tool()
-    run = [str(path), "--players", "2", "--goal", key, "--seeds", "s0", "--budget", "8000", "--no-prune", "--json"]
-    assert tool.main(run) == 0
-    assert not json.loads(capsys.readouterr().out)[0]["reached"]
-    # summit's own search from s0 reaches the top in a later restart: the point's search begins there
-    assert tool.main(run + ["--begin", "summit@s0"]) == 0
-    out = capsys.readouterr()
-    assert json.loads(out.out)[0]["reached"] and "begin: summit@s0: a play of" in out.err
-    for bad in ("summit", "nope@s0", f"{key}@s0"):
-        assert tool.main(run + ["--begin", bad]) == 2
-        assert "error:" in capsys.readouterr().err
-    assert tool.main(run[:4] + ["gap:1:1"] + run[5:]) == 2
-    assert "no undecided point gap:1:1" in capsys.readouterr().err

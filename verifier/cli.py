@@ -101,10 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--explore", type=int, default=400_000, metavar="MOVES",
                    help="moves of a directed search for the goals, undecided points and violations the random "
                         "games missed: play goes on from the states nearest each goal; a goal it leaves "
-                        "gets a search of its own of MOVES/4 more (4 runs from start "
+                        "(not an undecided point) gets a search of its own of MOVES/4 more (4 runs from start "
                         "games of their own; for a costly goal one run, a quarter of its rollouts choosing "
-                        "each move one step ahead), then an undecided point still open one run of MOVES "
-                        "begun from the plays found; start games Z3 proves out of a goal's reach are left; "
+                        "each move one step ahead); start games Z3 proves out of a goal's reach are left; "
                         "what it finds is replayed and real, finding nothing proves nothing (default 400,000; 0: none)")
     v.add_argument("--jobs", type=_positive, metavar="J",
                    help="player counts (and specs) verified at once, each in its own process (default: the "

@@ -753,8 +753,8 @@ class Verifier:
                 # is not enabled, and 400,000 of its moves took 20 to 24 s with 5 players, about
                 # what a state goal's quarter takes (README, undecided points)
                 for goal in [g for g in goals if g.gaps and g.key not in ex.found]:
-                    if goal.key in ex.found or not self.gap_possible(goal.gaps):  # reached riding along;
-                        continue                                                  # proved unreachable
+                    if goal.key in ex.found:  # reached riding along in the search before
+                        continue
                     riders = [g for g in goals if g.gaps and g.key not in ex.found and g is not goal]
                     more = search_own(prog, goal, f"verify/{goal.key}", self.explore, riders=riders,
                                       viable=viable, begin=list(ex.found.values()))
@@ -1174,7 +1174,19 @@ class Verifier:
             if any(r.property == prop.name for r in self.results):
                 continue
             ids = [x.id for x in self.spec.undecided if x.span == u_pt.span]  # inlined copies of one point
-            if not self.gap_possible(ids, assume):
+            possible = False
+            s = self.solver()
+            s.add(*self.init.constraints, OR(*[c for c, g in self.init.gaps if g in ids]) if self.init.gaps else False)
+            if self.init.gaps and s.check() != z3.unsat:
+                possible = True
+            for a in self.spec.actions:
+                if possible:
+                    break
+                if a.name not in self.steps:
+                    possible = True
+                elif self.possible(a, lambda st: [("gap", c) for c, g in st.gaps if g in ids], assume):
+                    possible = True
+            if not possible:
                 self.add(prop, "unreachable", t0, f"{u_pt.reason}: not reachable in any state the invariants allow",
                          kind="undecided")
                 continue
@@ -1209,31 +1221,6 @@ class Verifier:
                              depth=self.depth, kind="undecided")
             except Unsupported as exc:
                 self.add(prop, "unknown", t0, f"cannot encode: {exc.message}", kind="undecided")
-
-    def gap_possible(self, ids, assume=None) -> bool:
-        """Whether Z3 leaves open that the setup or a step from a state the proved invariants
-        allow reaches one of these undecided points (False: proved unreachable). Asked once per
-        point: the directed search asks first, to leave the points proved unreachable out of the
-        searches of their own."""
-        memo = self.__dict__.setdefault("_gap_possible", {})
-        key = frozenset(ids)
-        if key not in memo:
-            if assume is None:
-                assume = self.assumptions(self.assumed)
-            possible = False
-            if self.init.gaps:
-                s = self.solver()
-                s.add(*self.init.constraints, OR(*[c for c, g in self.init.gaps if g in ids]))
-                possible = s.check() != z3.unsat
-            for a in self.spec.actions:
-                if possible:
-                    break
-                if a.name not in self.steps:
-                    possible = True
-                elif self.possible(a, lambda st: [("gap", c) for c, g in st.gaps if g in ids], assume):
-                    possible = True
-            memo[key] = possible
-        return memo[key]
 
     def gap_simulated(self, prop: ir.Property, u_pt, t0) -> bool:
         """Report an undecided point reached in a simulated game (a real trace); False when none did."""
