@@ -23,10 +23,6 @@ fixed, with the proved invariants: `Verifier.viable`). So the invariants are pro
 induction as in verify (minutes with the shipped games), or taken from `rulespec verify --json`'s
 output with --proved (the invariants it reports proved for that player count). --no-prune keeps
 every start game (the search before that).
-
---goal may also name an undecided point (gap:LINE:COL): verify gives one the searches left a
-search of its own, one run begun from the plays found before. --begin gives such plays: each found
-by another goal's search of its own (as verify runs it) from a seed.
 """
 
 from __future__ import annotations
@@ -44,24 +40,15 @@ sys.path.insert(0, ROOT)
 
 
 def _goal(spec, program, name: str, violation: bool):
-    """(property, goal, undecided point): the point's first inlined copy for a gap goal (gap:L:C),
-    else None, and the property None for a point."""
-    from verifier.explore import gap_goal, state_goal
-    from verifier.simulate import gap_finding
+    from verifier.explore import state_goal
 
-    if name.startswith("gap:") and not violation:
-        ids = [u.id for u in spec.undecided if gap_finding(spec, u.id).key == name]
-        if not ids:
-            known = sorted({gap_finding(spec, u.id).key for u in spec.undecided})
-            raise LookupError(f"no undecided point {name} in the spec; there are: {', '.join(known) or 'none'}")
-        return None, gap_goal(program, name, ids), spec.undecided[ids[0]]
     kinds = ("invariant",) if violation else ("reachable",)
     p = next((p for p in spec.properties if p.name == name and p.kind in kinds), None)
     if p is None:
         names = sorted(p.name for p in spec.properties if p.kind in kinds)
         raise LookupError(f"no {kinds[0]} property '{name}' in the spec; there are: {', '.join(names)}")
     key = f"violation:{name}" if violation else name
-    return p, state_goal(program, key, p.expr, negated=violation), None
+    return p, state_goal(program, key, p.expr, negated=violation)
 
 
 def proved_by_induction(spec, n: int) -> set[str]:
@@ -85,10 +72,9 @@ def proved_from(path: str, n: int) -> set[str]:
 
 
 def one_seed(spec_path: str, n: int, name: str, violation: bool, seed: str, budget: int, riders: list[str],
-             one_run: bool, greedy: float | None, proved: set[str] | None = None, begin: list = ()) -> dict:
-    """Run the search for one seed; the record printed for it (with "play", the find, or None).
-    `proved`: the proved invariants, by which start games out of the goal's reach are left (None:
-    none is). `begin`: plays an undecided point's search begins from, as in verify."""
+             one_run: bool, greedy: float | None, proved: set[str] | None = None) -> dict:
+    """Run the search for one seed; the record printed for it. `proved`: the proved invariants, by
+    which start games out of the goal's reach are left (None: none is)."""
     from verifier.backends.interpreter import Program
     from verifier.explore import explore, gap_goal, own_greedy, own_search, replays, search_own
     from verifier.pipeline import load_spec
@@ -96,7 +82,7 @@ def one_seed(spec_path: str, n: int, name: str, violation: bool, seed: str, budg
 
     spec, _warnings = load_spec(spec_path)
     program = Program(spec, n)
-    p, goal, point = _goal(spec, program, name, violation)
+    p, goal = _goal(spec, program, name, violation)
     ways: dict[str, list] = {}
     for u in spec.undecided:
         ways.setdefault(gap_finding(spec, u.id).key, []).append(u.id)
@@ -113,15 +99,14 @@ def one_seed(spec_path: str, n: int, name: str, violation: bool, seed: str, budg
     t0 = time.perf_counter()
     if one_run:
         out = explore(program, own_search(goal), f"{base}/0", budget, riders=carried,
-                      greedy=own_greedy(goal) if greedy is None else greedy, viable=viable,
-                      begin=begin if goal.gaps else ())
+                      greedy=own_greedy(goal) if greedy is None else greedy, viable=viable)
     else:
-        out = search_own(program, goal, base, budget, riders=carried, viable=viable, begin=begin)
+        out = search_own(program, goal, base, budget, riders=carried, viable=viable)
     seconds = time.perf_counter() - t0
     f = out.found.get(goal.key)
     # a witness counts only when a fresh interpreter agrees, as in verify
-    replayed = replays(Program(spec, n), f, p, point) if f is not None else None
-    return {"play": f if replayed else None, "seed": seed, "reached": bool(replayed), "moves": out.moves, "witness": len(f.moves) if f else None,
+    replayed = replays(Program(spec, n), f, p) if f is not None else None
+    return {"seed": seed, "reached": bool(replayed), "moves": out.moves, "witness": len(f.moves) if f else None,
             "replayed": replayed, "riders_reached": sorted(k for k in out.found if k != goal.key),
             "seconds": round(seconds, 1)}
 
@@ -130,8 +115,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("spec", nargs="?", default="spec/sieben_weisen/de.rules")
     ap.add_argument("--players", type=int, required=True)
-    ap.add_argument("--goal", required=True,
-                    help="a reachable property (or, with --violation, an invariant; or an undecided point, gap:LINE:COL)")
+    ap.add_argument("--goal", required=True, help="a reachable property (or, with --violation, an invariant)")
     ap.add_argument("--violation", action="store_true", help="look for a violation of the invariant --goal")
     ap.add_argument("--seeds", default="verify,r1,r2,r3,r4,r5,r6,r7", help="comma-separated; verify: verify's own")
     ap.add_argument("--budget", type=int, default=100_000, help="moves per seed (default 100,000, verify's)")
@@ -140,9 +124,6 @@ def main(argv=None) -> int:
     ap.add_argument("--greedy", type=float, default=None, help="with --one-run: the share of heavy rollouts")
     ap.add_argument("--jobs", type=int, default=1, help="seeds searched at once, one process each")
     ap.add_argument("--json", action="store_true", help="one JSON record per seed")
-    ap.add_argument("--begin", default="", metavar="GOAL@SEED,...",
-                    help="with an undecided point as --goal: the plays its search begins from, each found by "
-                         "GOAL's own search from SEED (GOAL: a reachable property or violation:INVARIANT)")
     prune = ap.add_mutually_exclusive_group()
     prune.add_argument("--proved", metavar="VERIFY_JSON",
                        help="the proved invariants from `rulespec verify --json` output (default: prove them here)")
@@ -185,32 +166,14 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         proved = proved_by_induction(spec, args.players)
         print(f"  {len(proved)} proved in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
-    begin = []
-    for item in [b for b in args.begin.split(",") if b]:
-        goal_name, _at, seed = item.partition("@")
-        violation = goal_name.startswith("violation:")
-        goal_name = goal_name.removeprefix("violation:")
-        try:
-            if not seed or goal_name.startswith("gap:"):
-                raise LookupError(f"--begin {item}: give GOAL@SEED, GOAL a reachable property or violation:INVARIANT")
-            _goal(spec, Program(spec, args.players), goal_name, violation)
-        except LookupError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        play = one_seed(spec_path, args.players, goal_name, violation, seed, args.budget, [], False, None, proved)["play"]
-        print(f"begin: {item}: " + (f"a play of {len(play.moves)} moves" if play else "not reached"), file=sys.stderr)
-        if play is not None:
-            begin.append(play)
     seeds = [s for s in args.seeds.split(",") if s]
     todo = [(spec_path, args.players, args.goal, args.violation, s, args.budget, riders, args.one_run, args.greedy,
-             proved, begin) for s in seeds]
+             proved) for s in seeds]
     if args.jobs <= 1:
         records = [one_seed(*job) for job in todo]
     else:
         with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs) as pool:
             records = list(pool.map(one_seed, *zip(*todo)))
-    for r in records:
-        del r["play"]
     if args.json:
         print(json.dumps(records, indent=1))
         return 0

@@ -10,7 +10,7 @@ import pytest
 from verifier.backends.interpreter import Program
 from verifier.backends.runtime import Gap
 from verifier.explore import (OWN_GREEDY, OWN_RESTARTS, _compile, distance, explore, gap_goal, own_greedy, own_search,
-                              Found, replays, search_own, state_goal)
+                              search_own, state_goal)
 from verifier.verify import Verifier
 
 from conftest import compile_text
@@ -569,33 +569,4 @@ def test_start_games_a_proof_puts_out_of_the_goal_s_reach_are_left():
     assert all(plain.viable()("summit", g.S, g.P) for g in games)
     one, two = explore(prog, own_search(goal), "s2/0", 2_000), explore(prog, own_search(goal), "s2/0", 2_000,
                                                                        viable=plain.viable())
-    assert one.found == two.found and one.moves == two.moves
-
-
-def test_an_undecided_point_s_own_search_begins_from_plays_found_before():
-    # The point lies at the top, which no start game of s0's first run allows (cap < 7). The
-    # point's own search is one run: from the setup alone it misses; begun from a play that
-    # climbed to 5 in a game that allows 7 (each of its states judged as if reached), it finds it.
-    spec = compile_text(DEAL + '/// At the top.\naction peak(p: Player) by p cite "R" "peak" '
-                               'when phase == going and level == 7 { undecided "what now" cite "R" "top" }\n')
-    level = [v.name for v in spec.state].index("level")
-    prog = Program(spec, 2)
-    summit = search_own(prog, state_goal(prog, "summit", _prop(spec, "summit").expr), "s0", 8_000).found["summit"]
-    game = prog.start(summit.seed, summit.params)
-    moves = []
-    for move in summit.moves:
-        if game.S[level] == 5:
-            break
-        game.step(move)
-        moves.append(move)
-    climbed = Found(summit.seed, summit.params, moves)
-    gap = gap_goal(prog, "peak", [u.id for u in spec.undecided])
-    assert "peak" not in search_own(prog, gap, "s0", 8_000).found
-    r = search_own(prog, gap, "s0", 8_000, begin=[climbed])
-    f = r.found["peak"]
-    assert f.seed == summit.seed and r.moves <= 8_000
-    assert replays(Program(spec, 2), f, None, gap=spec.undecided[0])
-    # a state goal's search of its own is not begun from them (its restarts stay as they were)
-    goal = state_goal(prog, "summit", _prop(spec, "summit").expr)
-    one, two = search_own(prog, goal, "s1", 8_000), search_own(prog, goal, "s1", 8_000, begin=[climbed])
     assert one.found == two.found and one.moves == two.moves

@@ -32,9 +32,6 @@ An undecided point is a goal too: reached when a move steps into it; its distanc
 into it (the loops, lets and branches around it) for each legal move of an action that holds it,
 and where no such move is legal, the distance to enabling the action.
 
-A search may also begin from plays found before (`begin`): every state of theirs is judged as if
-the search had reached it, so their states enter the pools and cells.
-
 A caller that can prove a start game out of a goal's reach (what its setup fixed rules the goal
 out: `viable`) has the game's states left out of that goal's pool, and a start game out of
 reach of every goal searched for replaced by the next seed.
@@ -376,7 +373,7 @@ OWN_RESTARTS = 4  # a search of a goal's own of random rollouts: this many runs,
 
 
 def search_own(program: Program, goal: Goal, seed: str, budget: int, riders: list[Goal] = (),
-               viable=None, begin: list = ()) -> Exploration:
+               viable=None) -> Exploration:
     """A search for this goal alone (own_search), of `budget` moves in all. A costly goal's (a
     share of its rollouts heavy, own_greedy) is one run from `seed`/0: it gains slowly, and its
     finds came late (34,000 to 99,000 moves of 100,000). Any other goal's is OWN_RESTARTS runs of
@@ -386,18 +383,13 @@ def search_own(program: Program, goal: Goal, seed: str, budget: int, riders: lis
     go: tests/test_explore.py's dealt tile), and a run whose nearest states are all of such games
     stays there: measured on a shipped spec, such runs' finds came early or not at all (5 of 16
     seeds, all within 25,000 moves of 100,000; the nearest state of a run that missed was as far
-    as its start game allowed; README, restarts).
-
-    An undecided point's search is one run, begun also from `begin`, plays found before (every
-    state of theirs judged as if the search had reached it): a point met only at the end of a game
-    is reached from games that end, where random rollouts from the setup may never see the end (a
-    pile that runs out first). Measured: README, undecided points."""
+    as its start game allowed; README, restarts)."""
     greedy = own_greedy(goal)
-    runs = 1 if greedy or goal.gaps else OWN_RESTARTS
+    runs = 1 if greedy else OWN_RESTARTS
     out = Exploration()
     for r in range(runs):
         more = explore(program, own_search(goal), f"{seed}/{r}", budget // runs, riders=riders, greedy=greedy,
-                       viable=viable, begin=begin if goal.gaps else ())
+                       viable=viable)
         out.moves += more.moves
         out.restores += more.restores
         for key, f in more.found.items():
@@ -534,7 +526,7 @@ STARTS_DRAWN = 8  # a search draws at most this many start games per one it keep
 
 def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: int = 24,
             rollout: int = 40, starts: int = 8, riders: list[Goal] = (), greedy: float = 0.0,
-            viable=None, begin: list = ()) -> Exploration:
+            viable=None) -> Exploration:
     """Look for each goal within `budget` moves in all; see the module's docstring. `riders`:
     goals judged in every state and found where reached, with no rollouts of their own (an
     undecided point next to a goal searched for). `greedy`: the share of rollouts that are heavy,
@@ -858,20 +850,6 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
     whole = [(w, r) for w, r in rankings if all(_holds(w, g) for g in games)]
     for i, g in enumerate(games):
         consider(i, g)
-    for f in begin:  # plays found before: each of their states is judged as if the search had reached it
-        try:
-            g = program.start(f.seed, f.params)
-        except (Fault, Gap):
-            continue
-        out_of_reach = set() if viable is None else {k for k in todo if not viable(todo[k].alias or k, g.S, g.P)}
-        if todo.keys() - riding <= out_of_reach:
-            continue
-        games.append(g)
-        ruled_out.append(out_of_reach)
-        for move in f.moves:
-            if not searching() or attempt(g, move, keep=True) is not None:
-                break
-            consider(len(games) - 1, g)
     for i, g in enumerate(games):
         play(i, g, rollout)
     turn = 0

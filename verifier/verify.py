@@ -747,21 +747,6 @@ class Verifier:
                     ex.restores += more.restores
                     for key, f in more.found.items():
                         ex.found.setdefault(key, f)
-                # an undecided point still open gets a search of its own too, one run begun from
-                # every play found so far (search_own): a point at the end of a game is reached
-                # from games that end. Of the whole budget: its distance is cheap where the action
-                # is not enabled, and 400,000 of its moves took 20 to 24 s with 5 players, about
-                # what a state goal's quarter takes (README, undecided points)
-                for goal in [g for g in goals if g.gaps and g.key not in ex.found]:
-                    if goal.key in ex.found:  # reached riding along in the search before
-                        continue
-                    riders = [g for g in goals if g.gaps and g.key not in ex.found and g is not goal]
-                    more = search_own(prog, goal, f"verify/{goal.key}", self.explore, riders=riders,
-                                      viable=viable, begin=list(ex.found.values()))
-                    ex.moves += more.moves
-                    ex.restores += more.restores
-                    for key, f in more.found.items():
-                        ex.found.setdefault(key, f)
         return self._explored
 
     def viable(self):
