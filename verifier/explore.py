@@ -841,7 +841,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         except (Fault, Gap):
             continue
         out_of_reach = set() if viable is None else {k for k in todo if not viable(todo[k].alias or k, g.S, g.P)}
-        if todo.keys() - riding <= out_of_reach:
+        if out_of_reach and todo.keys() - riding <= out_of_reach:
             continue
         games.append(g)
         ruled_out.append(out_of_reach)
