@@ -562,6 +562,8 @@ def test_start_games_a_proof_puts_out_of_the_goal_s_reach_are_left():
     for move in f.moves:
         game.step(move)
     assert game.S[level] == 7
+    # the proof sorts the start games, so the goal's own search is one run (no restarts)
+    assert search_own(prog, goal, "s0", 8_000, viable=viable).found["summit"].seed.startswith("s0/0/")
     # nothing proved about the cap: every start game stays, and the search is the same
     plain = Verifier(compile_text(DEAL), 2, explore=0)
     plain.build()

@@ -102,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="moves of a directed search for the goals, undecided points and violations the random "
                         "games missed: play goes on from the states nearest each goal; a goal it leaves "
                         "(not an undecided point) gets a search of its own of MOVES/4 more (4 runs from start "
-                        "games of their own; for a costly goal one run, a quarter of its rollouts choosing "
+                        "games of their own, or one run where Z3 sorts the start games; for a costly goal one run, a quarter of its rollouts choosing "
                         "each move one step ahead); start games Z3 proves out of a goal's reach are left; "
                         "what it finds is replayed and real, finding nothing proves nothing (default 400,000; 0: none)")
     v.add_argument("--jobs", type=_positive, metavar="J",
