@@ -406,12 +406,12 @@ def search_own(program: Program, goal: Goal, seed: str, budget: int, riders: lis
     return out
 
 
-def _sorted_by_proof(program: Program, goal: Goal, seed: str, viable, starts: int = 8) -> bool:
+def _sorted_by_proof(program: Program, goal: Goal, seed: str, viable, starts: int | None = None) -> bool:
     """Whether `viable` rules the goal out in one of the first `starts` start games of a run from
     `seed` (explore's first seeds)."""
     if viable is None:
         return False
-    for i in range(starts):
+    for i in range(STARTS if starts is None else starts):
         try:
             g = program.start(f"{seed}/{i}")
         except (Fault, Gap):
@@ -542,11 +542,12 @@ def _holds(w, g: Game) -> bool:
         return False
 
 
+STARTS = 8        # the start games of a search
 STARTS_DRAWN = 8  # a search draws at most this many start games per one it keeps (see `viable`)
 
 
 def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: int = 24,
-            rollout: int = 40, starts: int = 8, riders: list[Goal] = (), greedy: float = 0.0,
+            rollout: int = 40, starts: int = STARTS, riders: list[Goal] = (), greedy: float = 0.0,
             viable=None) -> Exploration:
     """Look for each goal within `budget` moves in all; see the module's docstring. `riders`:
     goals judged in every state and found where reached, with no rollouts of their own (an
