@@ -757,39 +757,39 @@ class Verifier:
         after every step). Every state of such a game has those values and satisfies the proved
         invariants, so none reaches the goal, and the directed search leaves it (a card shuffled
         deep at the setup that caps how far the game can go). A time-out, an undecided point's goal
-        or a goal that cannot be encoded: True. One question per goal and set of values."""
+        or a goal that cannot be encoded: True. The variables and parameters whose type `_fix`
+        pins are pinned (the others are left free); one solver per goal, asked once per set of
+        values, and not at all where the values that ruled out an earlier game recur (_Pinned)."""
         fixed = [] if self.unsupported else [
             (i, v) for i, v in enumerate(self.spec.state)
-            if all(_same_value_terms(self.pre[v.name], st.state[v.name]) for st in self.steps.values())]
-        params = list(enumerate(self.spec.params))
+            if _pinnable(v.type)
+            and all(_same_value_terms(self.pre[v.name], st.state[v.name]) for st in self.steps.values())]
+        params = [(i, p) for i, p in enumerate(self.spec.params) if _pinnable(p.type)]
         goals = {p.name: (p, False) for p in self.spec.properties if p.kind == "reachable"}
         goals.update({f"violation:{p.name}": (p, True) for p in self.invariants if p.name in self._unproved})
-        known: dict = {}
+        asked: dict = {}  # goal key -> _Pinned
 
         def viable(key: str, S: list, P: list) -> bool:
             if key not in goals or not (fixed or params):
                 return True
-            values = tuple(repr(S[i]) for i, _v in fixed) + tuple(repr(P[i]) for i, _p in params)
-            if (key, values) not in known:
-                known[key, values] = self._may_reach(*goals[key], [(v, self.pre[v.name], S[i]) for i, v in fixed]
-                                                     + [(p, self.params[p.name], P[i]) for i, p in params])
-            return known[key, values]
+            if key not in asked:
+                asked[key] = self._pinned(*goals[key], [(v, self.pre[v.name]) for _i, v in fixed]
+                                          + [(p, self.params[p.name]) for _i, p in params])
+            return asked[key].may_reach([S[i] for i, _v in fixed] + [P[i] for i, _p in params])
         return viable
 
-    def _may_reach(self, p: ir.Property, violation: bool, fixed: list) -> bool:
-        """Whether a state the proved invariants allow satisfies p (or, violation, breaks it) where
-        each (variable, term, value) of `fixed` has that value (the variables of a type `_fix` cannot
-        pin are left free); True where Z3 does not answer unsat."""
+    def _pinned(self, p: ir.Property, violation: bool, pinned: list) -> "_Pinned":
+        """The question of `viable` for one goal: the proved invariants and the goal (p, or its
+        violation) at the pre-state, the values of `pinned` ((variable or parameter, term)) given
+        per game; None where the goal cannot be encoded."""
         try:
             v, f, cons = self.value(p.expr, self.pre, key=(p.name, "pre"), tag=f"pre.{p.name}")
-            pins: list = []
-            for var, term, value in fixed:
-                _fix(var.type, term, value, pins)
-            r, _m, _why = self.check([*self.assumptions(self.assumed), *cons, OR(NOT(v) if violation else v, f),
-                                      *pins], self.QUICK_MS)
         except Unsupported:
-            return True
-        return r != z3.unsat
+            return _Pinned(None, pinned)
+        s = self.solver()
+        s.set("timeout", min(self.QUICK_MS, self.timeout_ms))
+        assert_all(s, [*self.assumptions(self.assumed), *cons, OR(NOT(v) if violation else v, f)])
+        return _Pinned(s, pinned)
 
     def from_exploration(self, p: ir.Property, key: str, t0, gap=None) -> bool:
         """Report what the directed search found for this goal, after replaying it in a fresh
@@ -1735,6 +1735,51 @@ def _eq(t, x, y, out):
             _eq(vt, a, b, out)
     else:
         out.append(EQ(x, y))
+
+
+class _Pinned:
+    """Whether a goal may be reached with given values of the pinned variables: one solver with
+    the goal and the proved invariants, each value pinned through a literal of its own (asked as
+    assumptions), so that an unsat answer's core names the values that rule the goal out; a game
+    whose values include a known core is ruled out without asking again (the finitum's depth
+    alone, where the other values differ from game to game)."""
+
+    def __init__(self, solver, pinned: list):
+        self.solver, self.pinned = solver, pinned
+        self.literals: dict = {}  # (index, repr of the value) -> its literal
+        self.cores: list = []     # sets of (index, repr) that rule the goal out
+        self.open: set = set()    # the values asked that did not (or that timed out)
+
+    def may_reach(self, values: list) -> bool:
+        if self.solver is None:
+            return True
+        keys = [(j, repr(x)) for j, x in enumerate(values)]
+        if any(core <= set(keys) for core in self.cores):
+            return False
+        if tuple(keys) in self.open:
+            return True
+        lits = []
+        for (j, shown), x in zip(keys, values):
+            if (j, shown) not in self.literals:
+                facts: list = []
+                what, term = self.pinned[j]
+                _fix(what.type, term, x, facts)
+                lit = self.literals[j, shown] = z3.Bool(f"pin.{j}.{len(self.literals)}")
+                assert_all(self.solver, [IMPLIES(lit, AND(*facts))])
+            lits.append(self.literals[j, shown])
+        if self.solver.check(*lits) == z3.unsat:
+            core = {str(x) for x in self.solver.unsat_core()}
+            self.cores.append({k for k in keys if str(self.literals[k]) in core})
+            return False
+        self.open.add(tuple(keys))
+        return True
+
+
+def _pinnable(t) -> bool:
+    """Whether `_fix` pins a value of this type."""
+    if isinstance(t, MapT):
+        return _pinnable(t.value)
+    return isinstance(t, (BoolT, IntT, EnumT, PlayerT, BagT))
 
 
 def _fix(t, term, value, out: list) -> None:
