@@ -576,7 +576,11 @@ class Verifier:
 
         One query for all at once, again without what a counterexample breaks until none is
         found; when it times out, one query per invariant, so that a hard one does not take the
-        others down with it. Returns (broken names, {name: why unknown})."""
+        others down with it. A step that can be split by its players' values is asked so first
+        briefly (preserved_alone), and only what that leaves open is split into cases: most
+        invariants are settled at once alone, and one whose whole-step question is as hard as
+        its cases' is not split (measured in the README). Returns (broken names, {name: why
+        unknown})."""
         st = self.steps[a.name]
         failed: list = []
         timed_out: dict = {}
@@ -609,6 +613,16 @@ class Verifier:
             break  # unknown: split the step by its players' values, or go one by one
         todo = [p for p in self.invariants if p.name in remaining and not self.untouched(a, p)]
         if self.cases(a):
+            # each invariant alone on the whole step first, briefly: most are settled at once, and
+            # only what is still open is split (one hard invariant otherwise makes every case ask
+            # for all of them)
+            if len(todo) > 1:
+                before = len(failed)
+                todo = self.preserved_alone(a, st, todo, assume, failed)
+                if len(failed) > before:
+                    assume = self.assumptions(candidates - set(failed))
+            if not todo:
+                return failed, timed_out
             more, timed_out = self.preserved_by_cases(a, todo, assume, candidates - set(failed))
             return failed + more, timed_out
         hard: set = set()
@@ -621,6 +635,22 @@ class Verifier:
             elif r == z3.unknown:
                 timed_out[p.name] = f"the induction step for {a.name}: {why}"
         return failed, timed_out
+
+    def preserved_alone(self, a: ir.Action, st: StepResult, todo: list, assume: list, failed: list) -> list:
+        """Each invariant of todo alone against the whole step, within QUICK_MS: a counterexample
+        is added to failed (with its CTI); what is neither refuted nor proved is returned, for the
+        cases. (An answer here assumed every candidate; when one is broken, prove_invariants asks
+        every action again without it.)"""
+        left = []
+        for p in todo:
+            h, cons = self.holds(p, st.state, f"post.{a.name}")
+            r, m, _why = self.ask(a, *assume, st.alive, *cons, NOT(h), timeout_ms=self.QUICK_MS)
+            if r == z3.sat:
+                self.cti[p.name] = (a, m, st)
+                failed.append(p.name)
+            elif r == z3.unknown:
+                left.append(p)
+        return left
 
     def preserved_by_cases(self, a: ir.Action, todo: list, assume: list, candidates: set) -> tuple[list, dict]:
         """preserved() for a step split by the values of its player parameters: each case for all
