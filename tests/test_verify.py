@@ -612,3 +612,38 @@ invariant few_laid cite "Play" "one spell": all(p in Player: laid_count(p) <= 3)
         # once per player in all: what the first expression evaluated, the second takes from memo
         assert len([e for e in bodies if e.kind == "sum"]) == 2, phase
 
+
+DEAD = """
+game dead "Dead"
+players 2..2 cite "P" "p"
+var x: 0..3
+init cite "S" "s" { x := 0 }
+action up() cite "A" "up" when x < 3 { x += 1 }
+action back() cite "A" "back" when x == 3 { x := 0 }
+action never() cite "A" "never" when x == 2 and x == 3 { x := 1 }
+"""
+
+
+class _AsksNamed(Verifier):
+    """A verifier that notes which actions its whole-step questions were about."""
+
+    def ask(self, a, *facts, timeout_ms=None):
+        self.asked.append(a.name if a is not None else None)
+        return super().ask(a, *facts, timeout_ms=timeout_ms)
+
+
+@pytest.mark.parametrize("games", [0, 5])
+def test_an_action_never_enabled_is_reported_and_one_a_game_played_is_not_asked_about(games):
+    v = _AsksNamed(compile_text(DEAD), 2, 2, 20, games, explore=0)
+    v.asked = []
+    v.build()
+    v.assumed = set()
+    v.check_sanity()
+    assert [r.property for r in v.results] == ["enabled:never"]
+    assert v.results[0].status == "unreachable"
+    sim = v.simulation()
+    if games:
+        assert sim.played.get("up", 0) > 0 and sim.played.get("back", 0) > 0 and "never" not in sim.played
+        assert v.asked == ["never"]  # up and back were played: a real trace says they are enabled
+    else:
+        assert sim is None and v.asked == ["up", "back", "never"]

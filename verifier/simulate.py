@@ -212,6 +212,7 @@ class SimReport:
     seconds: float = 0.0
     avoid_gaps: bool = False
     avoided: dict[str, int] = field(default_factory=dict)    # gap key -> games that stepped around it
+    played: dict[str, int] = field(default_factory=dict)     # action -> moves of it played in all games
 
     @property
     def problems(self) -> list[Finding]:
@@ -266,6 +267,9 @@ def simulate(spec: ir.Spec, players: int, games: int, seed, max_steps: int = 100
         else:
             result = play_random(game, random.Random(f"{game_seed}/policy"), max_steps, check, avoid_gaps)
         report.moves.append(len(result.moves))
+        for m in result.moves:
+            name = spec.actions[m[0]].name
+            report.played[name] = report.played.get(name, 0) + 1
         if result.end is not None:
             report.finished += 1
             report.ends[result.end] = report.ends.get(result.end, 0) + 1
