@@ -572,3 +572,48 @@ def test_start_games_a_proof_puts_out_of_the_goal_s_reach_are_left():
     one, two = explore(prog, own_search(goal), "s2/0", 2_000), explore(prog, own_search(goal), "s2/0", 2_000,
                                                                        viable=plain.viable())
     assert one.found == two.found and one.moves == two.moves
+
+
+def test_a_pause_hands_the_goals_left_to_the_caller_and_the_search_goes_on_for_the_rest():
+    from verifier.explore import Found, Goal
+
+    spec = compile_text(CLIMB)
+    prog = Program(spec, 2)
+    summit = state_goal(prog, "summit", _prop(spec, "summit").expr)
+    never = Goal("never", lambda S, P: 1.0)  # a goal no state meets
+    plain = explore(prog, [summit, never], "s", 20_000)
+    assert plain.moves >= 20_000  # never keeps it going to the end of the budget
+    calls = []
+
+    def caller(left):
+        calls.append(sorted(left))
+        return {}, set()
+    # before the pause the search is what it is without one (the same find, after the same moves)
+    late = explore(prog, [summit, never], "s", 20_000, pause=(19_000, caller))
+    assert late.found["summit"].moves == plain.found["summit"].moves and calls == [["never"]]
+
+    # what the caller found is found; a goal it proves out of reach no longer keeps the search going
+    def proves(left):
+        calls.append(sorted(left))
+        return {"summit": Found("elsewhere", [], [])}, {"never"}
+    calls.clear()
+    r = explore(prog, [summit, never], "s", 20_000, pause=(1, proves))
+    assert calls == [["never", "summit"]] and r.found["summit"].seed == "elsewhere"
+    assert r.moves < 1_000 and "never" not in r.found  # the start games' first rollouts, then the pause
+
+
+def test_verify_s_search_ends_when_only_undecided_points_z3_rules_out_are_left():
+    # a point behind a height the range does not allow: Z3 proves it out of reach; once the other
+    # goals are found the shared search stops at its pause instead of playing the whole budget
+    text = CLIMB.replace('action stop() cite "R" "stop" when phase == going and steps >= 200 { phase := over }',
+                         'action stop() cite "R" "stop" when phase == going and steps >= 200 {\n'
+                         '  if height > 40 { undecided "higher than the mountain" cite "R" "top" }\n'
+                         '  phase := over\n}')
+    assert text != CLIMB
+    spec = compile_text(text)
+    v = Verifier(spec, 2, 8, 20, 100, explore=40_000)
+    r = {x.property: x for x in v.run()}
+    assert r["summit"].status == "reachable" and r["below"].status == "violated"
+    high = next(x for x in r.values() if x.kind == "undecided" and "higher" in x.message)
+    assert high.status == "unreachable"
+    assert v.exploration().moves < 40_000 * 3 // 4 + 1_000

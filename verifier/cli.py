@@ -100,11 +100,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "sanity goal reached, or a violation found there is a real trace (default 100; 0: none)")
     v.add_argument("--explore", type=int, default=400_000, metavar="MOVES",
                    help="moves of a directed search for the goals, undecided points and violations the random "
-                        "games missed: play goes on from the states nearest each goal; a goal it leaves "
-                        "(not an undecided point) gets a search of its own of MOVES/4 more (4 runs from start "
-                        "games of their own, or one run where Z3 sorts the start games; for a costly goal one run, a quarter of its rollouts choosing "
-                        "each move one step ahead); start games Z3 proves out of a goal's reach are left; "
-                        "what it finds is replayed and real, finding nothing proves nothing (default 400,000; 0: none)")
+                        "games missed: play goes on from the states nearest each goal. A goal it has not reached "
+                        "after 3/4 of MOVES (not an undecided point) gets a search of its own of MOVES/4 more (4 runs "
+                        "from start games of their own, or one run where Z3 sorts the start games; for a costly "
+                        "goal one run, a quarter of its rollouts choosing each move one step ahead); then the "
+                        "search goes on for what is left, where an undecided point Z3 proves out of reach no "
+                        "longer keeps it going. Start games Z3 proves out of a goal's reach are left; what it "
+                        "finds is replayed and real, finding nothing proves nothing (default 400,000; 0: none)")
     v.add_argument("--jobs", type=_positive, metavar="J",
                    help="player counts (and specs) verified at once, each in its own process (default: the "
                         "number of processors)")

@@ -548,7 +548,7 @@ STARTS_DRAWN = 8  # a search draws at most this many start games per one it keep
 
 def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: int = 24,
             rollout: int = 40, starts: int = STARTS, riders: list[Goal] = (), greedy: float = 0.0,
-            viable=None) -> Exploration:
+            viable=None, pause=None) -> Exploration:
     """Look for each goal within `budget` moves in all; see the module's docstring. `riders`:
     goals judged in every state and found where reached, with no rollouts of their own (an
     undecided point next to a goal searched for). `greedy`: the share of rollouts that are heavy,
@@ -557,7 +557,14 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
     state of a game that began in S (with parameters P) can reach that goal (what the game fixed at
     its setup rules it out: the caller's proof); such a game's states are not judged for the goal,
     and a start game viable for none of the goals searched for is left for the next seed (at most
-    STARTS_DRAWN * starts drawn; the first `starts` seeds when every game is viable)."""
+    STARTS_DRAWN * starts drawn; the first `starts` seeds when every game is viable).
+
+    `pause`: (moves, callback). Once the search has played that many moves, callback(keys) is
+    called with the goals still looked for (riders included); it returns ({key: Found} of the ones
+    it found by other means (the caller's searches of their own), the keys it proves out of reach).
+    The search then goes on, up to the budget, for what is left; a goal proved out of reach, or
+    one that no kept start game may reach, rides along from then on: judged in every state (a find
+    would show the proof wrong), it has no turns of its own and does not keep the search going."""
     rng = random.Random(f"{seed}/explore")
     out = Exploration()
     goals = list(goals) + [Goal(g.key + "/summed", g.summed, alias=g.key, costly=g.costly)
@@ -592,8 +599,11 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         return tuple(out_)
 
     def found(key: str, g: Game, moves: list):
-        key = todo[key].alias or key
-        out.found[key] = Found(g.seed, list(g.params), list(moves))
+        record(todo[key].alias or key, Found(g.seed, list(g.params), list(moves)))
+
+    def record(key: str, f: Found):
+        """The goal (and its twin) is found: no longer looked for."""
+        out.found.setdefault(key, f)
         for k in [k for k, goal in todo.items() if k == key or goal.alias == key]:
             del todo[k]
             pools.pop(k, None)
@@ -876,6 +886,14 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         play(i, g, rollout)
     turn = 0
     while searching() and out.moves < budget:
+        if pause is not None and out.moves >= pause[0]:
+            more, out_of_reach = pause[1](list(dict.fromkeys(g.alias or k for k, g in todo.items())))
+            for key, f in more.items():
+                record(key, f)
+            riding |= {k for k, g in todo.items() if (g.alias or k) in out_of_reach
+                       or all(k in r for r in ruled_out)}
+            pause = None
+            continue
         before = out.moves
         for key in [k for k in todo if k not in riding]:
             turn_of[0] = key

@@ -78,6 +78,7 @@ class Verifier:
         self._explored = None         # the directed search's Exploration, once it ran
         self._explore_asked = False    # the search is set up once, even when there is nothing to look for
         self._unproved: set[str] = set()
+        self._gaps_unreachable: dict[tuple, bool] = {}  # an undecided point's ids -> gap_unreachable's answer
         self.timeout_ms = int(timeout * 1000)
         self.enc = Encoder(spec, players)
         self.results: list[Result] = []
@@ -743,7 +744,7 @@ class Verifier:
         needed (after the induction, so that the invariants not proved are known); None when off."""
         if not self._explore_asked and self.explore:
             self._explore_asked = True
-            from .explore import explore, gap_goal, search_own, state_goal
+            from .explore import Exploration, explore, gap_goal, search_own, state_goal
             from .simulate import gap_finding
 
             sim, prog = self.simulation(), self.interpreter()
@@ -758,25 +759,45 @@ class Verifier:
             goals += [gap_goal(prog, key, ids) for key, ids in gaps.items() if key not in met]
             if goals:
                 viable = self.viable()
-                self._explored = ex = explore(prog, goals, "verify", self.explore, viable=viable)
-                # a state goal the shared search left gets a search of its own (search_own), of a
-                # quarter of the budget, from its own seeds: the goals' turns share the first
-                # search, and a costly goal's rollouts are few there. The undecided points still
-                # open ride along (one may lie a move beyond the goal). Three such searches per
-                # goal of a quarter each, measured, doubled the test suite's verify time and
-                # reached no goal more; the quarter split into restarts, each from start games of
-                # its own, costs no more. A costly goal's search is one run with a quarter of its
-                # rollouts heavy (own_greedy): ties in many colours at the final count were
-                # reached so, never by random rollouts alone. Both searches leave the start games
-                # Z3 proves out of a goal's reach (viable)
-                for goal in [g for g in goals if not g.gaps and g.key not in ex.found]:
-                    riders = [g for g in goals if g.gaps and g.key not in ex.found]
-                    more = search_own(prog, goal, f"verify/{goal.key}", self.explore // 4, riders=riders,
-                                      viable=viable)
-                    ex.moves += more.moves
-                    ex.restores += more.restores
-                    for key, f in more.found.items():
-                        ex.found.setdefault(key, f)
+                ex = self._explored = Exploration()
+                searched: set = set()
+
+                def own(left) -> tuple[dict, set]:
+                    """A search of its own for each state goal in left (once per goal), of a quarter of
+                    the budget, from its own seeds: the goals' turns share the first search, and a
+                    costly goal's rollouts are few there. The undecided points still open ride along
+                    (one may lie a move beyond the goal). Three such searches per goal of a quarter
+                    each, measured, doubled the test suite's verify time and reached no goal more;
+                    the quarter split into restarts, each from start games of its own, costs no more.
+                    A costly goal's search is one run with a quarter of its rollouts heavy
+                    (own_greedy): ties in many colours at the final count were reached so, never by
+                    random rollouts alone. Both searches leave the start games Z3 proves out of a
+                    goal's reach (viable). Returns what they found, and the undecided points of left
+                    that Z3 proves out of reach (gap_unreachable)."""
+                    found: dict = {}
+                    for goal in [g for g in goals if not g.gaps and g.key in left and g.key not in searched]:
+                        searched.add(goal.key)
+                        if goal.key in found:
+                            continue
+                        riders = [g for g in goals if g.gaps and g.key in left and g.key not in found]
+                        more = search_own(prog, goal, f"verify/{goal.key}", self.explore // 4, riders=riders,
+                                          viable=viable)
+                        ex.moves += more.moves
+                        ex.restores += more.restores
+                        for key, f in more.found.items():
+                            found.setdefault(key, f)
+                    return found, {key for key in left if key in gaps and self.gap_unreachable(gaps[key])}
+
+                # the searches of their own begin once the shared search has played three quarters of
+                # its moves (de.rules' shared searches found what they found after 8,500 to 260,000
+                # of 400,000; pausing at half lost a 5-player find), and it goes on after them for
+                # what they left: an undecided point Z3 proves out of reach no longer keeps it going
+                shared = explore(prog, goals, "verify", self.explore, viable=viable, pause=(self.explore * 3 // 4, own))
+                ex.moves += shared.moves
+                ex.restores += shared.restores
+                ex.found.update(shared.found)
+                for key, f in own([g.key for g in goals if g.key not in ex.found])[0].items():
+                    ex.found.setdefault(key, f)
         return self._explored
 
     def viable(self):
@@ -1179,9 +1200,32 @@ class Verifier:
             return
         self.add(p, "bounded", t0, f"not reached within {self.depth} moves" + self.games_note(), depth=self.depth)
 
+    def gap_unreachable(self, ids) -> bool:
+        """Whether Z3 proves that neither the setup nor any step from a state the proved invariants
+        allow meets one of these copies of an undecided point. Asked once per point (check_gaps
+        and the directed search's viable share the answer)."""
+        key = tuple(sorted(ids))
+        known = self._gaps_unreachable.get(key)
+        if known is not None:
+            return known
+        possible = False
+        s = self.solver()
+        s.add(*self.init.constraints, OR(*[c for c, g in self.init.gaps if g in ids]) if self.init.gaps else False)
+        if self.init.gaps and s.check() != z3.unsat:
+            possible = True
+        assume = self.assumptions(self.assumed)
+        for a in self.spec.actions:
+            if possible:
+                break
+            if a.name not in self.steps:
+                possible = True
+            elif self.possible(a, lambda st: [("gap", c) for c, g in st.gaps if g in ids], assume):
+                possible = True
+        self._gaps_unreachable[key] = not possible
+        return not possible
+
     def check_gaps(self):
         """Each undecided point: proved unreachable, or reached by a replayed trace."""
-        assume = self.assumptions(self.assumed) if self.spec.undecided else []
         for u_pt in self.spec.undecided:
             t0 = time.perf_counter()
             prop = ir.Property("undecided", f"gap:{u_pt.span.line}:{u_pt.span.col}" if u_pt.span else f"gap:{u_pt.id}",
@@ -1189,19 +1233,7 @@ class Verifier:
             if any(r.property == prop.name for r in self.results):
                 continue
             ids = [x.id for x in self.spec.undecided if x.span == u_pt.span]  # inlined copies of one point
-            possible = False
-            s = self.solver()
-            s.add(*self.init.constraints, OR(*[c for c, g in self.init.gaps if g in ids]) if self.init.gaps else False)
-            if self.init.gaps and s.check() != z3.unsat:
-                possible = True
-            for a in self.spec.actions:
-                if possible:
-                    break
-                if a.name not in self.steps:
-                    possible = True
-                elif self.possible(a, lambda st: [("gap", c) for c, g in st.gaps if g in ids], assume):
-                    possible = True
-            if not possible:
+            if self.gap_unreachable(ids):
                 self.add(prop, "unreachable", t0, f"{u_pt.reason}: not reachable in any state the invariants allow",
                          kind="undecided")
                 continue
