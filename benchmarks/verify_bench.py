@@ -56,8 +56,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     counts = [int(x) for x in args.players.split(",")]
     t0 = time.perf_counter()
+    # the largest player counts first, as `rulespec verify` runs them (they take longest)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        results = list(pool.map(lambda n: run_one(args.spec, n, args), counts))
+        results = sorted(pool.map(lambda n: run_one(args.spec, n, args), sorted(counts, reverse=True)))
     total = time.perf_counter() - t0
     print(f"rulespec verify {args.spec} (depth {args.depth}, timeout {args.timeout:g} s, {args.games} games, "
           f"{args.jobs} at once; load average {os.getloadavg()[0]:.1f})")

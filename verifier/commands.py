@@ -287,7 +287,9 @@ def cmd_verify(args) -> int:
         counts = _check_players(spec, args.players) if args.players else \
             list(range(spec.min_players, spec.max_players + 1))
         loaded.append((path, spec, counts))
-    tasks = [(path, n) for path, _spec, counts in loaded for n in counts]
+    # the largest player counts first: they take longest, and one started last would finish alone
+    # (de.rules on 2 cores: 3 and 4 players, then 5, 425 s; 5 beside 4, then 3, about 330 s)
+    tasks = sorted(((path, n) for path, _spec, counts in loaded for n in counts), key=lambda t: -t[1])
     jobs = min(args.jobs or os.cpu_count() or 1, len(tasks))
     games, explore = max(args.games, 0), max(args.explore, 0)
     answers = None
