@@ -1203,7 +1203,8 @@ class Verifier:
     def gap_unreachable(self, ids) -> bool:
         """Whether Z3 proves that neither the setup nor any step from a state the proved invariants
         allow meets one of these copies of an undecided point. Asked once per point (check_gaps
-        and the directed search's viable share the answer)."""
+        and the directed search's pause, where such a point stops keeping the search going, share
+        the answer)."""
         key = tuple(sorted(ids))
         known = self._gaps_unreachable.get(key)
         if known is not None:
