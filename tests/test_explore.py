@@ -617,3 +617,60 @@ def test_verify_s_search_ends_when_only_undecided_points_z3_rules_out_are_left()
     high = next(x for x in r.values() if x.kind == "undecided" and "higher" in x.message)
     assert high.status == "unreachable"
     assert v.exploration().moves < 40_000 * 3 // 4 + 1_000
+
+
+# Forty moves walk a counter up or down; the rules leave open an end with nothing left. Random
+# play ends near 30 (35 downs in 40 moves: about 1 in a million games); the point lies in the
+# closing action, which has no choices and is enabled only once the moves are used up.
+LAST = """
+game last "Last"
+players 2..2 cite "P" "two"
+enum Phase { going, over }
+var phase: Phase
+var turn: 0..40
+var left: 0..80
+init cite "S" "start with thirty" { left := 30 }
+/// Take one away, or put one back.
+action walk(p: Player, down: bool) by p cite "R" "walk" when phase == going and turn < 40 {
+  if down { if left > 0 { left -= 1 } } else { left += 1 }
+  turn += 1
+}
+/// The count at the end.
+action close() cite "R" "end" when phase == going and turn == 40 {
+  if left == 0 { undecided "nothing left at the end" cite "R" "end" }
+  phase := over
+}
+end done cite "E" "e": phase == over
+terminates walk_ends cite "E" "e": while phase != over decreases 41 - turn
+"""
+
+
+def test_after_a_pause_a_point_in_an_action_without_choices_is_judged_before_it_is_enabled():
+    spec = compile_text(LAST)
+    prog = Program(spec, 2)
+    goal = gap_goal(prog, "empty", [u.id for u in spec.undecided])
+    game = prog.start("d")
+    names = [v.name for v in spec.state]
+    plain, finer = [], []
+    for left in (30, 10, 1, 0):
+        game.S[names.index("left")] = left
+        plain.append(goal.dist(game.S, game.P))
+        finer.append(goal.finer(game.S, game.P))
+    # not enabled yet (turn 0 of 40): the plain distance sees only the turns left; the finer one
+    # is nearer the fewer are left; both are further than any enabled way in
+    assert len(set(plain)) == 1 and finer[0] > finer[1] > finer[2] > finer[3]
+    assert all(d > 1 for d in plain + finer)
+    game.S[names.index("turn")] = 40
+    assert goal.dist(game.S, game.P) == goal.finer(game.S, game.P) == 0 and goal.hint[0] is not None
+    # the plain distance does not reach it; after a pause at 1,000 moves the finer one steers the
+    # walk down before the end comes in reach, and the point replays
+    assert "empty" not in explore(prog, [goal], "s", 20_000).found
+    r = explore(prog, [goal], "s", 20_000, pause=(1_000, lambda keys: ({}, set())))
+    f = r.found["empty"]
+    game = Program(spec, 2).start(f.seed, f.params)
+    with pytest.raises(Gap):
+        for move in f.moves:
+            game.step(move)
+    # an action with choices has no finer distance: its way in needs a move's values
+    climb = compile_text(CLIMB)
+    assert gap_goal(Program(climb, 2), "ledge", [u.id for u in climb.undecided]).finer is None

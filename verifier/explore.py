@@ -30,7 +30,11 @@ moves scatter them.
 
 An undecided point is a goal too: reached when a move steps into it; its distance follows the way
 into it (the loops, lets and branches around it) for each legal move of an action that holds it,
-and where no such move is legal, the distance to enabling the action.
+and where no such move is legal, the distance to enabling the action. Where an action without
+choices holds it, a point still looked for after a search's pause is judged from then on by a
+finer distance: the way in judged as well on the state as it is, as if the action were enabled
+(the final count is enabled only at the end, but the hands it will count are built before). It
+weighs every hand in every state, so it is kept for the points the first part of the search left.
 
 A caller that can prove a start game out of a goal's reach (what its setup fixed rules the goal
 out: `viable`) has the game's states left out of that goal's pool, and a start game out of
@@ -300,6 +304,7 @@ class Goal:
     gaps: frozenset = frozenset()      # for an undecided point: the ids of its inlined copies
     hint: list = field(default_factory=lambda: [None])
     summed: object = None              # a second distance, conjunctions summed: searched as a twin
+    finer: object = None               # an undecided point's distance after a pause (gap_goal)
     alias: str | None = None           # a twin's: the goal it reaches
     costly: bool = False               # judged only in the rollouts started for it (see state_goal)
 
@@ -425,7 +430,10 @@ def gap_goal(program: Program, key: str, ids) -> Goal:
     """Distance: where an action holding the point has legal moves, the nearest of them to taking
     the way into it (_path_distance); further than that, the distance to enabling such an action
     (its guard's conjuncts that do not name the move's choices), or for a pile that runs out, the
-    cards left in it and its refill pile."""
+    cards left in it and its refill pile. Where an action without choices holds the point, `finer`
+    adds to the distance to enabling it its way in judged on the state as it is: a final count
+    that needs a colour in nobody's hand is nearer where the hands hold less of a colour while the
+    game goes on, not only at the count (explore takes it up at a pause)."""
     ids = frozenset(ids)
     spec = program.spec
     ways = []   # (action index, choice-free guard distances, path distances)
@@ -440,8 +448,9 @@ def gap_goal(program: Program, key: str, ids) -> Goal:
     piles = [i for i, v in enumerate(spec.state) if v.exhausted_gap is not None and v.exhausted_gap.id in ids]
     supply = _supply(program, piles) if piles else None
     hint = [None]
+    choices = {i: bool(spec.actions[i].params) for i, _g, _p in ways}
 
-    def dist(S, P):
+    def dist(S, P, finer: bool = False):
         best, hint[0] = top + 1.0, None
         if supply is not None:
             best = top + _scale(supply(S))
@@ -449,7 +458,14 @@ def gap_goal(program: Program, key: str, ids) -> Goal:
             moves: list = []
             program.enumerators[i](S, P, moves)
             if not moves:
-                best = min(best, top + _scale(sum(d(S, P) for d in guard)))
+                far = sum(d(S, P) for d in guard)
+                if finer and not choices[i]:
+                    # an action without choices: its way in judged on this state as well, as if it
+                    # were enabled, so that the states where it will be nearer come first (the hands
+                    # before the final count, not only at it)
+                    near = [d for d in (_judged(path, S, P) for path in paths) if d is not None]
+                    far += min(near, default=0.0)
+                best = min(best, top + _scale(far))
                 continue
             for move in moves[:MOVES_WEIGHED]:
                 for path in paths:
@@ -460,7 +476,17 @@ def gap_goal(program: Program, key: str, ids) -> Goal:
                     if d < best:
                         best, hint[0] = d, move
         return best
-    return Goal(key, dist, ids, hint)
+    finer = (lambda S, P: dist(S, P, finer=True)) if not all(choices.values()) else None
+    return Goal(key, dist, ids, hint, finer=finer)
+
+
+def _judged(path, S, P) -> float | None:
+    """The distance of a way in for the move of an action without choices, on this state; None
+    where judging it meets a fault or an undecided point."""
+    try:
+        return path(S, P, ())
+    except (Fault, Gap):
+        return None
 
 
 @dataclass
@@ -564,7 +590,9 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
     it found by other means (the caller's searches of their own), the keys it proves out of reach).
     The search then goes on, up to the budget, for what is left; a goal proved out of reach, or
     one that no kept start game may reach, rides along from then on: judged in every state (a find
-    would show the proof wrong), it has no turns of its own and does not keep the search going."""
+    would show the proof wrong), it has no turns of its own and does not keep the search going.
+    An undecided point still looked for with a `finer` distance is judged by it from then on (its
+    pool begun anew; the cells' totals changed by the difference on their states)."""
     rng = random.Random(f"{seed}/explore")
     out = Exploration()
     goals = list(goals) + [Goal(g.key + "/summed", g.summed, alias=g.key, costly=g.costly)
@@ -864,6 +892,25 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         inherit(node, g)
         shunned = set()
 
+    def finer(riding: set):
+        """The undecided points still looked for that have a finer distance take it up: their pools
+        begin anew (ranked by the old one, their states would keep the new ones out), and each
+        cell's total changes by the difference on its state, so that a cell keeps the state nearer
+        by the new total."""
+        switched = {k: g for k, g in todo.items() if g.finer is not None and k not in riding}
+        for key, goal in switched.items():
+            todo[key] = Goal(key, goal.finer, goal.gaps, goal.hint, alias=goal.alias, costly=goal.costly)
+            pools[key] = []
+        for node in cells.values() if switched else ():
+            P = games[node.game].P
+            for key, goal in switched.items():
+                if key in ruled_out[node.game]:
+                    continue
+                try:
+                    node.dist += goal.finer(node.state, P) - goal.dist(node.state, P)
+                except (Fault, Gap):
+                    pass
+
     ruled_out: list[set] = []  # per game: the goals it cannot reach
     for i in range(starts * (STARTS_DRAWN if viable is not None else 1)):
         if len(games) == starts:
@@ -892,6 +939,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
                 record(key, f)
             riding |= {k for k, g in todo.items() if (g.alias or k) in out_of_reach
                        or all(k in r for r in ruled_out)}
+            finer(riding)
             pause = None
             continue
         before = out.moves
