@@ -1808,8 +1808,8 @@ class _Pinned:
     """Whether a goal may be reached with given values of the pinned variables: one solver with
     the goal and the proved invariants, each value pinned through a literal of its own (asked as
     assumptions), so that an unsat answer's core names the values that rule the goal out; a game
-    whose values include a known core is ruled out without asking again (the finitum's depth
-    alone, where the other values differ from game to game)."""
+    whose values include a known core is ruled out without asking again (the depth of one card
+    shuffled in at the setup alone, where the other values differ from game to game)."""
 
     def __init__(self, solver, pinned: list):
         self.solver, self.pinned = solver, pinned
