@@ -50,7 +50,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import ir
 from .backends.interpreter import Game, Program
@@ -899,7 +899,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         by the new total."""
         switched = {k: g for k, g in todo.items() if g.finer is not None and k not in riding}
         for key, goal in switched.items():
-            todo[key] = Goal(key, goal.finer, goal.gaps, goal.hint, alias=goal.alias, costly=goal.costly)
+            todo[key] = replace(goal, dist=goal.finer, finer=None)
             pools[key] = []
         for node in cells.values() if switched else ():
             P = games[node.game].P
