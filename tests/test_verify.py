@@ -495,6 +495,41 @@ def test_what_a_counterexample_broke_stays_broken_when_the_step_is_then_split():
     assert not unknown
 
 
+class _WholeStepTimesOut(Verifier):
+    """A verifier whose questions about a whole (unsplit) step all time out: only cases answer."""
+
+    def ask(self, a, *facts, timeout_ms=None):
+        if a is not None:
+            self.asked.append(a.name)
+            return z3.unknown, None, "forced"
+        return super().ask(a, *facts, timeout_ms=timeout_ms)
+
+
+def test_an_invariant_hard_alone_for_one_action_is_split_at_once_for_the_next():
+    for text, broken in ((SPELLS.replace(" GUARD", "").replace(" RANK", ""), []),
+                         (SPELLS.replace(" and cast[p] == 0 GUARD", "").replace(" RANK", ""), ["one_spell_each"])):
+        spec = compile_text(text)
+        cast, pass_turn = (next(a for a in spec.actions if a.name == n) for n in ("cast_spell", "pass_turn"))
+        names = {p.name for p in spec.properties if p.kind == "invariant"}
+        v = _WholeStepTimesOut(spec, 3, 2, 20, 0)
+        v.build()
+        v.cti, v.asked = {}, []
+        # cast_spell first: all at once, then each invariant alone, time out; the cases settle them
+        assert v.preserved(cast, names) == (broken, {})
+        touched = {p.name for p in v.invariants if not v.untouched(cast, p)}
+        assert v._hard_alone == touched and "plays_bounded" in touched
+        assert v.asked == ["cast_spell"] * (1 + len(touched))
+        # pass_turn touches only plays_bounded, hard alone before: split at once, never asked whole
+        v.asked = []
+        assert v.preserved(pass_turn, names - set(broken)) == ([], {})
+        assert v.asked == []
+        fresh = _WholeStepTimesOut(spec, 3, 2, 20, 0)
+        fresh.build()
+        fresh.cti, fresh.asked = {}, []
+        assert fresh.preserved(pass_turn, names - set(broken)) == ([], {})
+        assert fresh.asked == ["pass_turn"]
+
+
 class _StepTooHard(Verifier):
     """A verifier for which every question that carries an action's step is too hard."""
 

@@ -120,6 +120,7 @@ class Verifier:
         if not hasattr(self, "post_totals"):
             self.post_totals = {}
         self._memos: dict = {}   # id(state) -> (state, the definitions' values there: Encoder.evaluate)
+        self._hard_alone: set[str] = set()  # preserved(): invariants a brief question alone did not settle
 
     def value(self, expr: ir.Expr, state: dict, key=None, tag="v"):
         """(value, fault condition, constraints) of an expression in a state (cached by key)."""
@@ -580,19 +581,23 @@ class Verifier:
         others down with it. A step that can be split by its players' values is asked so first
         briefly (preserved_alone), and only what that leaves open is split into cases: most
         invariants are settled at once alone, and one whose whole-step question is as hard as
-        its cases' is not split (measured in the README). Returns (broken names, {name: why
-        unknown})."""
+        its cases' is not split (measured in the README). An invariant whose brief question alone
+        was not settled for an earlier action is split into cases at once, and left out of the
+        questions of all at once and alone: they would only time out on it again (Die sieben
+        Weisen, 3 players: one invariant made four actions' questions time out twice each).
+        Returns (broken names, {name: why unknown})."""
         st = self.steps[a.name]
         failed: list = []
         timed_out: dict = {}
-        remaining = set(candidates)
+        touched = [p for p in self.invariants if p.name in candidates and not self.untouched(a, p)]
+        # an invariant found hard alone for an earlier action is split at once here too
+        at_once = [p for p in touched if p.name in self._hard_alone] if self.cases(a) else []
+        remaining = {p.name for p in touched} - {p.name for p in at_once}
         assume = self.assumptions(candidates)
         while remaining:
             posts, extra = {}, []
-            if not any(p.name in remaining and not self.untouched(a, p) for p in self.invariants):
-                return failed, timed_out
             for p in self.invariants:
-                if p.name in remaining and not self.untouched(a, p):
+                if p.name in remaining:
                     h, cons = self.holds(p, st.state, f"post.{a.name}")
                     extra.extend(cons)
                     posts[p.name] = h
@@ -600,7 +605,8 @@ class Verifier:
             quick = self.QUICK_MS if self.splittable(a) else None
             r, m, _why = self.ask(a, *assume, st.alive, *extra, NOT(AND(*posts.values())), timeout_ms=quick)
             if r == z3.unsat:
-                return failed, timed_out
+                remaining = set()
+                break
             if r == z3.sat:
                 bad = [name for name, h in posts.items() if not _model_bool(m, h)] or list(posts)
                 for name in bad:
@@ -611,8 +617,10 @@ class Verifier:
                 # for a superset of the inductive invariants, so what it drops is rightly dropped)
                 assume = self.assumptions(candidates - set(failed))
                 continue
+            if quick is not None and len(posts) == 1:
+                self._hard_alone.update(posts)
             break  # unknown: split the step by its players' values, or go one by one
-        todo = [p for p in self.invariants if p.name in remaining and not self.untouched(a, p)]
+        todo = [p for p in touched if p.name in remaining]
         if self.cases(a):
             # each invariant alone on the whole step first, briefly: most are settled at once, and
             # only what is still open is split (one hard invariant otherwise makes every case ask
@@ -622,6 +630,7 @@ class Verifier:
                 todo = self.preserved_alone(a, st, todo, assume, failed)
                 if len(failed) > before:
                     assume = self.assumptions(candidates - set(failed))
+            todo += [p for p in at_once if p.name not in failed]
             if not todo:
                 return failed, timed_out
             more, timed_out = self.preserved_by_cases(a, todo, assume, candidates - set(failed))
@@ -651,6 +660,7 @@ class Verifier:
                 failed.append(p.name)
             elif r == z3.unknown:
                 left.append(p)
+                self._hard_alone.add(p.name)
         return left
 
     def preserved_by_cases(self, a: ir.Action, todo: list, assume: list, candidates: set) -> tuple[list, dict]:
