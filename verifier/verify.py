@@ -583,8 +583,8 @@ class Verifier:
         invariants are settled at once alone, and one whose whole-step question is as hard as
         its cases' is not split (measured in the README). An invariant whose brief question alone
         was not settled for an earlier action is split into cases at once, and left out of the
-        questions of all at once and alone: they would only time out on it again (Die sieben
-        Weisen, 3 players: one invariant made four actions' questions time out twice each).
+        questions of all at once and alone: they would only time out on it again (measured in
+        the README: one invariant made four actions' questions time out twice each).
         Returns (broken names, {name: why unknown})."""
         st = self.steps[a.name]
         failed: list = []
