@@ -591,7 +591,9 @@ class Verifier:
         timed_out: dict = {}
         touched = [p for p in self.invariants if p.name in candidates and not self.untouched(a, p)]
         # an invariant found hard alone for an earlier action is split at once here too
-        at_once = [p for p in touched if p.name in self._hard_alone] if self.cases(a) else []
+        at_once = [p for p in touched if p.name in self._hard_alone]
+        if at_once and not self.cases(a):  # (the cases are encoded only when asked for)
+            at_once = []
         remaining = {p.name for p in touched} - {p.name for p in at_once}
         assume = self.assumptions(candidates)
         while remaining:
