@@ -584,7 +584,7 @@ class Verifier:
         its cases' is not split (measured in the README). An invariant whose brief question alone
         was not settled for an earlier action is split into cases at once, and left out of the
         questions of all at once and alone: they would only time out on it again (measured in
-        the README: one invariant made four actions' questions time out twice each).
+        the README: two invariants made four actions' questions time out twice each).
         Returns (broken names, {name: why unknown})."""
         st = self.steps[a.name]
         failed: list = []
@@ -623,6 +623,8 @@ class Verifier:
                 self._hard_alone.update(posts)
             break  # unknown: split the step by its players' values, or go one by one
         todo = [p for p in touched if p.name in remaining]
+        if not todo and not at_once:
+            return failed, timed_out
         if self.cases(a):
             # each invariant alone on the whole step first, briefly: most are settled at once, and
             # only what is still open is split (one hard invariant otherwise makes every case ask
