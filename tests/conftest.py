@@ -29,6 +29,16 @@ def rulebooks(request) -> Path:
     return Path(folder)
 
 
+def benchmark(name: str):
+    """The module benchmarks/NAME.py, loaded from its file (benchmarks/ is not a package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def compile_text(text: str, path: str = "<test>.rules"):
     """Parse, check and lower spec text; fail the test on any error."""
     from verifier.check import check

@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 
+from conftest import benchmark
 from test_explore import DEAL
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def _tool():
-    spec = importlib.util.spec_from_file_location("search_rates", os.path.join(ROOT, "benchmarks", "search_rates.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def test_rates_by_seed_with_and_without_restarts(tmp_path, capsys):
     path = tmp_path / "deal.rules"
     path.write_text(DEAL)
-    tool = _tool()
+    tool = benchmark("search_rates")
     # s0 deals no start game of its first run the tile at the bottom (tests/test_explore.py)
     assert tool.main([str(path), "--players", "2", "--goal", "summit", "--seeds", "s0,s2", "--budget", "8000"]) == 0
     out = capsys.readouterr().out
@@ -36,7 +26,7 @@ def test_rates_by_seed_with_and_without_restarts(tmp_path, capsys):
 def test_a_wrong_goal_or_point_is_a_clear_error(tmp_path, capsys):
     path = tmp_path / "deal.rules"
     path.write_text(DEAL)
-    tool = _tool()
+    tool = benchmark("search_rates")
     assert tool.main([str(path), "--players", "2", "--goal", "sumit"]) == 2
     assert "no reachable property 'sumit'" in capsys.readouterr().err
     assert tool.main([str(path), "--players", "2", "--goal", "summit", "--riders", "gap:1:1"]) == 2
@@ -48,7 +38,7 @@ def test_a_wrong_goal_or_point_is_a_clear_error(tmp_path, capsys):
 def test_start_games_out_of_reach_are_left_as_in_verify(tmp_path, capsys):
     path = tmp_path / "deal.rules"
     path.write_text(DEAL + 'invariant capped cite "R" "up": level <= cap\n')
-    tool = _tool()
+    tool = benchmark("search_rates")
     run = [str(path), "--players", "2", "--goal", "summit", "--seeds", "s0", "--budget", "8000", "--one-run", "--json"]
     # proved here: the first run from s0 leaves its start games (all capped below the top)
     assert tool.main(run) == 0

@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 
+from conftest import benchmark
 from test_verify import SPELLS
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def _tool():
-    spec = importlib.util.spec_from_file_location("verify_profile", os.path.join(ROOT, "benchmarks", "verify_profile.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def test_every_question_is_put_down_to_a_part_of_the_run(tmp_path, capsys):
     path = tmp_path / "spells.rules"
     path.write_text(SPELLS.replace(" GUARD", "").replace(" RANK", ""))
-    tool = _tool()
+    tool = benchmark("verify_profile")
     assert tool.main([str(path), "--players", "3", "--explore", "2000", "--games", "5", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     parts = {q["part"] for q in doc["questions"]}
@@ -39,7 +29,7 @@ def test_every_question_is_put_down_to_a_part_of_the_run(tmp_path, capsys):
 def test_a_bad_spec_or_player_count_is_a_clear_error(tmp_path, capsys):
     path = tmp_path / "spells.rules"
     path.write_text(SPELLS.replace(" GUARD", "").replace(" RANK", ""))
-    tool = _tool()
+    tool = benchmark("verify_profile")
     assert tool.main([str(path), "--players", "7"]) == 2
     assert "is for 2 to 3 players, not 7" in capsys.readouterr().err
     assert tool.main([str(tmp_path / "missing.rules"), "--players", "3"]) == 2
