@@ -13,7 +13,7 @@ from verifier.pipeline import load_spec
 from verifier.simulate import record_trace, simulate
 from verifier.types import Domains
 
-from conftest import EXAMPLES, MINI, ROOT, compile_text
+from conftest import EXAMPLES, MINI, ROOT, SHIPPED, compile_text
 
 FEATURES = ROOT / "tests" / "specs" / "good" / "features.rules"
 SPECS = EXAMPLES + [FEATURES]
@@ -96,6 +96,51 @@ def test_enumerated_moves_are_exactly_the_legal_ones(path):
                 except Exception:
                     break
     assert checked > 50
+
+
+@pytest.mark.parametrize("path", SHIPPED + [FEATURES], ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_move_changes_only_what_save_keeps(path):
+    """Game.save keeps only the state variables a move's action writes (and the chance where the
+    action uses it): on states of real games, every legal move changes nothing else, and
+    restore() gives back the state and the chance exactly, whether the move ended well or broke
+    halfway."""
+    from copy import deepcopy
+
+    from verifier.backends.runtime import Fault, Gap
+
+    spec, _ = load_spec(str(path))
+    moves = changed = 0
+    for players in sorted({spec.min_players, spec.max_players}):
+        prog = Program(spec, players)
+        for g in range(2):
+            game = prog.start(f"save/{g}")
+            rng = random.Random(g)
+            for _ in range(80):
+                listed = game.legal_moves()
+                if not listed or game.ended() is not None:
+                    break
+                for move in listed[:12]:
+                    before, chance, count = deepcopy(game.S), game.chance.getstate(), len(game.moves)
+                    saved = game.save(move)
+                    try:
+                        game.step(move, check=False)
+                    except (Fault, Gap):
+                        pass
+                    kept = set(prog.written[move[0]])
+                    for i, (old, new) in enumerate(zip(before, game.S)):
+                        if old != new:
+                            assert i in kept, (spec.actions[move[0]].name, spec.state[i].name)
+                            changed += 1
+                    if not prog.chancy[move[0]]:
+                        assert game.chance.getstate() == chance, spec.actions[move[0]].name
+                    game.restore(saved)
+                    assert game.S == before and game.chance.getstate() == chance and len(game.moves) == count
+                    moves += 1
+                try:
+                    game.step(listed[rng.randrange(len(listed))], check=False)
+                except (Fault, Gap):
+                    break
+    assert moves > 50 and changed > 0
 
 
 def _sim(text, players=2, games=5, **kw):

@@ -701,7 +701,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         """Play the move; the Gap or Fault it raised, or None. The game is as it was before the
         move when it raised, or always when keep is False; `after()` is called in the state the
         move led to, when it did not raise, before the move is undone."""
-        saved, chance, count = g.snapshot(), g.chance.getstate(), len(g.moves)
+        saved = g.save(move)
         try:
             g.step(move, check=False)
         except (Gap, Fault) as exc:
@@ -712,9 +712,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
             if after is not None:
                 after()
             raised = None
-        g.S[:] = saved
-        g.chance.setstate(chance)
-        del g.moves[count:]
+        g.restore(saved)
         return raised
 
     def gaps_beside(g: Game):

@@ -454,6 +454,32 @@ class Spec:
         return f"{self.game}/{self.edition}" if self.edition else self.game
 
 
+def writes(spec: "Spec", stmts) -> set[str]:
+    """The state variables statements may change: what they assign, the zones they move cards
+    out of and into (with a pile's refill pile, emptied into it when it runs out) and shuffle."""
+    out: set = set()
+    stack = list(stmts)
+    while stack:
+        s = stack.pop()
+        if isinstance(s, Assign):
+            out.add(s.target.var)
+        elif isinstance(s, Move):
+            out.update((s.src.var, s.dst.var))
+            refill = spec.var(s.src.var).refill
+            if refill:
+                out.add(refill)
+        elif isinstance(s, Shuffle):
+            out.add(s.zone.var)
+        elif isinstance(s, If):
+            stack.extend(s.then)
+            stack.extend(s.other)
+        elif isinstance(s, For):
+            stack.extend(s.body)
+        elif not isinstance(s, (Let, Undecided)):
+            raise TypeError(f"writes: unknown statement {type(s).__name__}")
+    return out
+
+
 def reads(spec: "Spec", e) -> set[str]:
     """The state variables an expression may read, through the definitions it calls; `total`
     reads every zone."""

@@ -67,6 +67,10 @@ class Program:
         self.ends = [(e, ns[f"end_{i}"]) for i, e in enumerate(self.spec.ends)]
         self.stats = [(s, ns[f"stat_{i}"]) for i, s in enumerate(self.spec.stats)]
         self._defaults = [self.gen.default(v.type) for v in self.spec.state]
+        # per action: the state slots a move of it may change, and whether it may use the chance
+        # (Game.save: a move tried and taken back saves only these)
+        self.written = [tuple(sorted(gen.slots[name] for name in ir.writes(self.spec, a.body))) for a in acts]
+        self.chancy = [_reads_argument(fn, "R") for fn in self.applies]
 
     def new_state(self) -> list:
         from .runtime import copy
@@ -252,6 +256,38 @@ class Game:
     def snapshot(self) -> list:
         from .runtime import copy
         return [copy(v) for v in self.S]
+
+    def save(self, move: Move) -> tuple:
+        """What playing the move may change, for restore(): copies of the state variables its
+        action writes (ir.writes), the chance's state where the action uses it, the moves played."""
+        from .runtime import copy
+        prog, S = self.program, self.S
+        return ([(i, copy(S[i])) for i in prog.written[move[0]]],
+                self.chance.getstate() if prog.chancy[move[0]] else None, len(self.moves))
+
+    def restore(self, saved: tuple) -> None:
+        """The game as it was when save() was called (the move played or not, or broken halfway)."""
+        slots, chance, count = saved
+        S = self.S
+        for i, v in slots:
+            S[i] = v
+        if chance is not None:
+            self.chance.setstate(chance)
+        del self.moves[count:]
+
+
+def _reads_argument(fn, name: str) -> bool:
+    """Whether a generated function may read its argument `name`: its code loads it, or a function
+    nested in it does (a cell)."""
+    import dis
+
+    code = fn.__code__
+    if name in code.co_cellvars:
+        return True
+    for ins in dis.get_instructions(code):
+        if ins.argval == name or (isinstance(ins.argval, tuple) and name in ins.argval):
+            return True
+    return False
 
 
 def describe_fault(program: Program, exc: Fault) -> tuple[str, object]:
