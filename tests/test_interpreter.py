@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import re
 
 import pytest
 
@@ -321,13 +322,16 @@ invariant stocked cite "Setup" "shuffle": in_stock() <= 6
 
 def test_a_sum_over_a_bag_filtered_by_the_first_field_reads_only_that_run_and_agrees_with_the_whole_bag():
     # Chip(colour, value): the chips of one colour are one run of the bag's indices, so the
-    # generated code reads that run alone; a filter of another shape reads the whole bag.
+    # generated code reads that run alone (a loop over its range, or its slice against the
+    # field's values: _dot, _run); a filter of another shape reads the whole bag.
     text = MINI + '''
 enum Shade extends Colour { grey }
 def of_colour(p: Player, f: Colour): int = sum(c in hand[p] where c.colour == f: c.value)
 def high_of(p: Player, f: Colour): int = count(c in hand[p] where f == c.colour and c.value >= 2)
 def of_shade(p: Player, s: Shade): int = sum(c in hand[p] where c.colour == s: c.value)
 def of_value(p: Player, v: 1..3): int = count(c in hand[p] where c.value == v)
+def in_colour(p: Player, f: Colour): int = count(c in hand[p] where c.colour == f)
+def all_values(p: Player): int = sum(c in hand[p]: c.value)
 '''
     spec = compile_text(text)
     prog = Program(spec, 2)
@@ -335,9 +339,14 @@ def of_value(p: Player, v: 1..3): int = count(c in hand[p] where c.value == v)
 
     def body(name):
         return source.split(f"def d_{name}(", 1)[1].split("\ndef ", 1)[0]
-    assert "range(" in body("of_colour") and "range(" in body("high_of")
+
+    def reads_a_run(name):
+        b = body(name)
+        return "range(" in b or re.search(r"\b_(dot|run)\([^\n]*\* 3, 3\)", b) is not None
+    assert reads_a_run("of_colour") and reads_a_run("high_of") and reads_a_run("in_colour")
+    assert "_dot(" in body("of_colour") and "_run(" in body("in_colour") and "_dot(" in body("all_values")
     # a value of a wider type (grey is no colour of a chip), or a field that is not the first
-    assert "range(" not in body("of_shade") and "range(" not in body("of_value")
+    assert not reads_a_run("of_shade") and not reads_a_run("of_value")
     hand = [v.name for v in spec.state].index("hand")
     colours = prog.domains.values(spec.defs["of_colour"].params[1][1])
     shades = prog.domains.values(spec.defs["of_shade"].params[1][1])
@@ -355,3 +364,6 @@ def of_value(p: Player, v: 1..3): int = count(c in hand[p] where c.value == v)
         for s in shades:
             assert prog.ns["d_of_shade"](game.S, game.P, 0, s) == sum(
                 v * n for (g, v), n in zip(chips, counts) if g == s)
+        for f in colours:
+            assert prog.ns["d_in_colour"](game.S, game.P, 0, f) == sum(n for (g, _v), n in zip(chips, counts) if g == f)
+        assert prog.ns["d_all_values"](game.S, game.P, 0) == sum(v * n for (_g, v), n in zip(chips, counts))

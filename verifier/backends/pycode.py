@@ -123,7 +123,7 @@ class PyGen:
                         "_as_pile": runtime.as_pile, "_remove_from_pile": runtime.remove_from_pile,
                         "_take_bag": runtime.take_bag, "_check_order": runtime.check_order, "_ix": runtime.ix,
                         "_chain": itertools.chain, "_compress": itertools.compress, "_U": _UNSET,
-                        "_add": operator.add}
+                        "_add": operator.add, "_dot": runtime.dot, "_run": runtime.run}
         self._consts: dict = {}
         self._totals: dict[str, str] = {}
         self.hoist: dict[str, str] | None = None  # totals vectors of the pure function being generated
@@ -293,11 +293,19 @@ class PyGen:
         return f"_at({base}, {idx}, {sid})"
 
     def ex_Field(self, e):
+        return f"{self.field_table(e)}[{self.ex(e.base)}]"
+
+    def field_table(self, e: ir.Field) -> str:
+        """The name of the constant table of a record field's value, indexed by the record."""
         rt: RecordT = e.base.type
         names = [n for n, _t in rt.fields]
         i = names.index(e.name)
-        table = tuple(record_fields(rt, k, self.dom)[i] for k in range(self.size(rt)))
-        return f"{self.const(table, 'F')}[{self.ex(e.base)}]"
+        return self.const(tuple(record_fields(rt, k, self.dom)[i] for k in range(self.size(rt))), "F")
+
+    @staticmethod
+    def field_of(e, var: str) -> bool:
+        """Whether e is a field of the local `var` (a record): a value looked up per card."""
+        return isinstance(e, ir.Field) and isinstance(e.base, ir.Local) and e.base.name == var
 
     def ex_Unary(self, e):
         return f"(not {self.ex(e.operand)})" if e.op == "not" else f"(-{self.ex(e.operand)})"
@@ -445,6 +453,9 @@ class PyGen:
             sliced = self.bag_slice(e)
             if sliced is not None:
                 return sliced
+            if e.where is None and isinstance(d.expr.type.elem, RecordT) and (kind == "count" or self.field_of(e.body, e.var)):
+                bag = self.ex(d.expr)
+                return f"sum({bag})" if kind == "count" else f"_dot({self.field_table(e.body)}, {bag})"
             n = self.fresh("n")
             src = f"_items({self.ex(d.expr)}, {self.lo(d.expr.type.elem)})"
             if kind == "count":
@@ -490,6 +501,12 @@ class PyGen:
             return None
         _sizes, strides = record_layout(elem, self.dom)
         stride = strides[0]
+        if not conds and (e.kind == "count" or self.field_of(e.body, e.var)):
+            # the run of indices read at once: the field's values against the counts (map, sum)
+            start = f"{self.key(ftype, self.ex(value))} * {stride}"
+            if e.kind == "count":
+                return f"_run({self.ex(e.domain.expr)}, {start}, {stride})"
+            return f"_dot({self.field_table(e.body)}, {self.ex(e.domain.expr)}, {start}, {stride})"
         var, bag, at = _py(e.var), self.fresh("b"), self.fresh("i")
         rest = "".join(f" and {self.ex(c)}" for c in reversed(conds))
         loops = (f"for {bag} in ({self.ex(e.domain.expr)},) for {at} in ({self.key(ftype, self.ex(value))} * {stride},) "

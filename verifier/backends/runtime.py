@@ -7,6 +7,8 @@ violated property. A Gap is an `undecided` point reached.
 
 from __future__ import annotations
 
+from operator import mul
+
 
 class Fault(Exception):
     """A run-time error of the spec at SPANS[span_id]."""
@@ -131,6 +133,20 @@ def present(bag, lo=0):
 
 def items(bag, lo=0):
     return [(k + lo, n) for k, n in enumerate(bag) if n]
+
+
+def dot(table, bag, start=0, n=None):
+    """The sum of table[k] * bag[k] over the indices start .. start + n - 1 (the whole bag when n is
+    None): a sum over a bag's cards of a value looked up per card (a field of the record)."""
+    if n is None:
+        return sum(map(mul, table, bag))
+    end = start + n
+    return sum(map(mul, table[start:end], bag[start:end]))
+
+
+def run(bag, start, n):
+    """How many cards a bag holds at the indices start .. start + n - 1."""
+    return sum(bag[start:start + n])
 
 
 def expand(bag, lo=0):
