@@ -419,6 +419,42 @@ def test_a_count_that_must_grow_is_as_far_as_its_nearest_uncounted_elements():
             g.step(moves[rng.randrange(len(moves))])
 
 
+def test_a_count_of_the_elements_at_the_best_value_computes_each_value_once(monkeypatch):
+    # count(p where a[p] == max(q: a[q])): the players' values are computed once and the best
+    # taken from them; the distances are those of the plain way (the best evaluated apart)
+    import verifier.explore as E
+
+    spec = compile_text(TIES + '''
+def other_best(): int = count(p in Player where a[p] == max(q in Player: b[q]))
+def best_but_first(): int = count(p in Player where a[p] == max(q in Player where q != 0: a[q]))
+def lowest(): int = count(p in Player where a[p] <= min(q in Player: a[q]))
+/// Three of the four at the highest of the others' second scores.
+reachable other_tied cite "R" "t": other_best() >= 3
+/// Three at the highest but the first's.
+reachable tied_but_first cite "R" "t": best_but_first() >= 3
+/// All four at the lowest.
+reachable all_lowest cite "R" "t": lowest() >= 4
+''')
+    seen = []
+    real = E._best_of_each
+    monkeypatch.setattr(E, "_best_of_each", lambda *a: seen.append(real(*a)) or seen[-1])
+    names = ["all_tied", "all_eight", "other_tied", "tied_but_first", "all_lowest"]
+    fast = [distance(Program(spec, 4), _prop(spec, n).expr) for n in names]
+    # all_eight holds two such counts; the max of b, or of a filtered, is another value
+    assert seen == [True, True, True, False, False, True]
+    monkeypatch.setattr(E, "_best_of_each", lambda *a: False)
+    plain = [distance(Program(spec, 4), _prop(spec, n).expr) for n in names]
+    prog, compared = Program(spec, 4), 0
+    for i in range(6):
+        g, rng = prog.start(f"t{i}"), random.Random(i)
+        while g.ended() is None:
+            assert [d(g.S, g.P) for d in fast] == [d(g.S, g.P) for d in plain]
+            compared += 1
+            moves = g.legal_moves()
+            g.step(moves[rng.randrange(len(moves))])
+    assert compared > 100
+
+
 def test_a_costly_goal_is_searched_by_its_summed_distance_alone_in_a_search_of_its_own():
     # a sum of counts of a maximum nests three deep: its twin is judged only in its own turns, and
     # a search of its own for it runs the twin alone, under the goal's name (measured: 6 of 8 seeds

@@ -155,7 +155,9 @@ def _count_parts(program: Program, e: ir.Expr, env):
     """For a count, or a sum of counts (through the definitions it calls): a function
     (S, P, *locals) -> (how many elements are counted, the distances of the others from being
     counted); None for any other expression. A count's comparison with a value that does not
-    depend on the element (the largest sum of all players) is evaluated once, not per element."""
+    depend on the element (the largest sum of all players) is evaluated once, not per element;
+    where that value is the best of the elements' own values (_best_of_each), it is taken from
+    them, each computed once."""
     if isinstance(e, ir.Apply):
         d = program.spec.defs[e.name]
         inner = _count_parts(program, d.body, tuple(n for n, _t in d.params))
@@ -178,6 +180,21 @@ def _count_parts(program: Program, e: ir.Expr, env):
     items = _compile(program, None, env, source=f"list({program.gen.iter_src(e.domain, with_dups=True)})")
     if e.kind == "count":
         w = e.where
+        if isinstance(w, ir.Binary) and w.op in _CMP and not free_locals(w.right, {e.var}) \
+                and _best_of_each(e, w.left, w.right):
+            # the elements whose value is the best of all the elements' values (the players with
+            # the highest sum): each value computed once, the best taken from them
+            each, op, best = _compile(program, w.left, inner_env), w.op, max if w.right.kind == "max" else min
+
+            def count(S, P, *v):
+                xs = items(S, P, *v)
+                if not xs:
+                    return 0, []
+                values = [each(S, P, *v, x) for x in xs]
+                b = best(values)
+                far = [d for d in (_cmp_distance(op, a, b) for a in values) if d]
+                return len(xs) - len(far), far
+            return count
         if isinstance(w, ir.Binary) and w.op in _CMP and not free_locals(w.right, {e.var}):
             each, once, op = _compile(program, w.left, inner_env), _compile(program, w.right, env), w.op
 
@@ -211,6 +228,38 @@ def _count_parts(program: Program, e: ir.Expr, env):
                 far += f
         return n, far
     return total
+
+
+def _best_of_each(count: ir.Aggregate, each: ir.Expr, other: ir.Expr) -> bool:
+    """Whether a count's condition `each op other` compares each element's value with the largest
+    (or smallest) of the same values: other is max (min) over the count's own domain, without a
+    filter, of each's expression with its own variable for the count's (a renaming)."""
+    return (isinstance(other, ir.Aggregate) and other.kind in ("max", "min") and other.where is None
+            and _alike(count.domain, other.domain, {}) and _alike(each, other.body, {count.var: other.var}))
+
+
+def _alike(a, b, names: dict) -> bool:
+    """Whether two IR expressions are the same but for the names of their bound variables (names:
+    a's bound variable -> b's). Conservative: an expression that binds a variable in another way
+    than an aggregate (a bag's items) is never alike."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, ir.Local):
+        return names.get(a.name, a.name) == b.name and a.type == b.type
+    if isinstance(a, (ir.BagOf, ir.BagItem)):
+        return False
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(_alike(x, y, names) for x, y in zip(a, b))
+    if not hasattr(a, "__dataclass_fields__"):
+        return a == b
+    if isinstance(a, ir.Aggregate):
+        names = {**names, a.var: b.var}
+    for name in a.__dataclass_fields__:
+        if name == "span" or (name == "var" and isinstance(a, ir.Aggregate)):
+            continue
+        if not _alike(getattr(a, name), getattr(b, name), names):
+            return False
+    return True
 
 
 def _count_distance(program: Program, op: str, left: ir.Expr, right: ir.Expr, env):
