@@ -600,12 +600,13 @@ def _supply(program: Program, only=None):
 
 
 def frontier(cells: dict) -> list:
-    """The cells no other cell beats in both how far the game has come (a smaller ranking) and the
-    cards left where running out is undecided (more)."""
+    """The keys of the cells no other cell beats in both how far the game has come (a smaller
+    ranking) and the cards left where running out is undecided (more). It depends on the keys
+    alone: the search computes it again only when a cell is added."""
     out, best = [], None
-    for (level, left), node in sorted(cells.items(), key=lambda kv: (kv[0][0], -kv[0][1])):
+    for level, left in sorted(cells, key=lambda k: (k[0], -k[1])):
         if best is None or left > best:
-            out.append(node)
+            out.append((level, left))
             best = left
     return out
 
@@ -658,6 +659,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
     games: list[Game] = []
     pools: dict[str, list[_Node]] = {k: [] for k in todo}
     cells: dict[tuple, _Node] = {}
+    front: list = [0, []]  # the frontier's keys (frontier), and how many cells there were then
     seen: set = set()
     shunned: set[int] = set()
     reached: dict[str, tuple] = {}  # the rollout in progress: how near it came to each goal, after how many moves
@@ -1000,7 +1002,9 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
             # time one of the frontier: no other cell is as far in the game with as many cards left
             if cells and out.moves < budget and key in todo:
                 turn += 1
-                nodes = [n for n in (frontier(cells) if turn % 2 else cells.values()) if not n.dead]
+                if turn % 2 and front[0] != len(cells):  # a cell was added (none is ever removed)
+                    front[:] = [len(cells), frontier(cells)]
+                nodes = [n for n in ([cells[k] for k in front[1]] if turn % 2 else cells.values()) if not n.dead]
                 nodes = nodes or [n for n in cells.values() if not n.dead]
                 if nodes:
                     go(rng.choices(nodes, weights=[1.0 / (1 + n.chosen) ** 0.5 for n in nodes])[0])
