@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from verifier import ir
 from verifier.backends.interpreter import Program
 from verifier.backends.runtime import Gap
 from verifier.explore import (OWN_GREEDY, OWN_RESTARTS, _compile, distance, explore, gap_goal, own_greedy, own_search,
@@ -444,6 +445,11 @@ reachable all_lowest cite "R" "t": lowest() >= 4
     assert seen == [True, True, True, False, False, True]
     monkeypatch.setattr(E, "_best_of_each", lambda *a: False)
     plain = [distance(Program(spec, 4), _prop(spec, n).expr) for n in names]
+    # a renaming both ways: a free variable of one side is not the other side's bound one
+    t = spec.defs["tied"].body.where.left.type
+    assert E._alike(ir.Local(t, None, "p"), ir.Local(t, None, "q"), {"p": "q"})
+    assert not E._alike(ir.Local(t, None, "q"), ir.Local(t, None, "q"), {"p": "q"})
+    assert E._alike(ir.Local(t, None, "f"), ir.Local(t, None, "f"), {"p": "q"})
     prog, compared = Program(spec, 4), 0
     for i in range(6):
         g, rng = prog.start(f"t{i}"), random.Random(i)

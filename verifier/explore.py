@@ -245,7 +245,10 @@ def _alike(a, b, names: dict) -> bool:
     if type(a) is not type(b):
         return False
     if isinstance(a, ir.Local):
-        return names.get(a.name, a.name) == b.name and a.type == b.type
+        if a.name in names:
+            return names[a.name] == b.name
+        # a free variable: the same one in b, which must not be one b binds there
+        return a.name == b.name and b.name not in names.values()
     if isinstance(a, (ir.BagOf, ir.BagItem)):
         return False
     if isinstance(a, tuple):
