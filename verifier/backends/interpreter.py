@@ -16,7 +16,7 @@ from .. import ir
 from ..types import (BagT, BoolT, Domains, EnumT, IntT, MapT, OptT, OrderT, PileT, PlayerT, RecordT, SetT, Type,
                      format_value)
 from .pycode import PyGen
-from .runtime import Fault, Gap
+from .runtime import Fault, Gap, copy
 
 Move = tuple  # (action index, args tuple)
 
@@ -73,7 +73,6 @@ class Program:
         self.chancy = [_reads_argument(fn, "R") for fn in self.applies]
 
     def new_state(self) -> list:
-        from .runtime import copy
         return [copy(v) for v in self._defaults]
 
     # ---- parameters --------------------------------------------------------------------
@@ -254,13 +253,11 @@ class Game:
         return out
 
     def snapshot(self) -> list:
-        from .runtime import copy
         return [copy(v) for v in self.S]
 
     def save(self, move: Move) -> tuple:
         """What playing the move may change, for restore(): copies of the state variables its
         action writes (ir.writes), the chance's state where the action uses it, the moves played."""
-        from .runtime import copy
         prog, S = self.program, self.S
         return ([(i, copy(S[i])) for i in prog.written[move[0]]],
                 self.chance.getstate() if prog.chancy[move[0]] else None, len(self.moves))
