@@ -644,6 +644,34 @@ def test_a_pause_hands_the_goals_left_to_the_caller_and_the_search_goes_on_for_t
     assert r.moves < 1_000 and "never" not in r.found  # the start games' first rollouts, then the pause
 
 
+def test_the_pause_comes_once_only_goals_the_part_after_it_serves_are_left():
+    from verifier.explore import Goal
+
+    spec = compile_text(CLIMB)
+    prog = Program(spec, 2)
+    summit = state_goal(prog, "summit", _prop(spec, "summit").expr)
+    point = Goal("point", lambda S, P: 1.0, gaps=frozenset({"nowhere"}))  # an undecided point never met
+    heavy = Goal("heavy", lambda S, P: 1.0, costly=True)                   # a costly goal never met
+    never = Goal("never", lambda S, P: 1.0)                                # a plain goal never met
+    out = (lambda key, S, P: key != "never")  # a proof that rules the plain goal out in every start game
+    for other, early, viable in ((point, True, None), (heavy, True, None), (never, False, None), (never, True, out)):
+        plain = explore(prog, [summit, other], "s", 20_000, viable=viable)
+        calls = []
+
+        def proves(left, other=other):
+            calls.append(sorted(left))
+            return {}, {other.key}
+        r = explore(prog, [summit, other], "s", 20_000, pause=(19_000, proves), viable=viable)
+        # before the pause the search is the same; the other goal is left to the caller, who proves
+        # it out of reach, and nothing keeps the search going after that
+        assert r.found["summit"].moves == plain.found["summit"].moves and calls == [[other.key]]
+        assert other.key not in r.found
+        if early:  # the pause came as soon as the summit was found
+            assert r.moves < 19_000 and r.moves < plain.moves
+        else:      # a plain goal has its turns until the pause's moves are played
+            assert 19_000 <= r.moves < 20_000
+
+
 def test_verify_s_search_ends_when_only_undecided_points_z3_rules_out_are_left():
     # a point behind a height the range does not allow: Z3 proves it out of reach; once the other
     # goals are found the shared search stops at its pause instead of playing the whole budget

@@ -641,6 +641,10 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
     `pause`: (moves, callback). Once the search has played that many moves, callback(keys) is
     called with the goals still looked for (riders included); it returns ({key: Found} of the ones
     it found by other means (the caller's searches of their own), the keys it proves out of reach).
+    The pause comes sooner once every goal still looked for (riders aside) is one the part after it
+    serves as well: a costly goal (its own search is heavy), an undecided point (a rider of those
+    searches, and looked for by the shared search again after them), a goal no kept start game may
+    reach; what is left after the pause has the rest of the budget.
     The search then goes on, up to the budget, for what is left; a goal proved out of reach, or
     one that no kept start game may reach, rides along from then on: judged in every state (a find
     would show the proof wrong), it has no turns of its own and does not keep the search going.
@@ -656,6 +660,12 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
     def searching() -> bool:
         """Whether a goal with rollouts of its own is still looked for (riders alone are not)."""
         return not todo.keys() <= riding
+
+    def paused_now() -> bool:
+        """Whether the pause is due: its moves played, or only goals left that it serves as well."""
+        if out.moves >= pause[0]:
+            return True
+        return all(g.costly or g.gaps or all(k in r for r in ruled_out) for k, g in todo.items() if k not in riding)
     rankings = [(w, r) for _p, w, r in program.rankings]
     supply = _supply(program)
     gappy = [may_reach_gap(program.spec, a) for a in program.spec.actions]
@@ -985,7 +995,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         play(i, g, rollout)
     turn = 0
     while searching() and out.moves < budget:
-        if pause is not None and out.moves >= pause[0]:
+        if pause is not None and paused_now():
             more, out_of_reach = pause[1](list(dict.fromkeys(g.alias or k for k, g in todo.items())))
             for key, f in more.items():
                 record(key, f)
