@@ -648,6 +648,53 @@ invariant few_laid cite "Play" "one spell": all(p in Player: laid_count(p) <= 3)
         assert len([e for e in bodies if e.kind == "sum"]) == 2, phase
 
 
+ORDERS = """
+game orders "Orders"
+players 2..2 cite "P" "p"
+enum Sage { a, b, c, d, e, f, g }
+enum Place { p1, p2, p3, p4, p5, p6, p7, p8, p9 }
+/// The order printed on each place.
+param ranks: map Place -> order of Sage
+var x: 0..3
+init cite "S" "s" { x := 0 }
+action up() cite "A" "up" when x < 3 { x += 1 }
+"""
+
+
+def test_an_order_says_outright_that_each_value_is_in_it():
+    import random
+
+    from verifier.backends import z3 as zb
+    spec = compile_text(ORDERS)
+    enc = zb.Encoder(spec, 2)
+    t = next(p.type for p in spec.params if p.name == "ranks")
+    cons: list = []
+    ranks = enc.fresh(t, "ranks", cons)
+    orders = [o.items for o in ranks.items]
+    # some value missing from some order: distinct values in range rule it out, but only by the
+    # pigeonhole argument; said outright, the solver refutes it without a search
+    missing = z3.Or(*[z3.And(*[x != v for x in items]) for items in orders for v in range(7)])
+    s = z3.Solver()
+    s.set("max_conflicts", 200)
+    s.add(*cons, missing)
+    assert s.check() == z3.unsat
+    # and the constraints hold of every real order (an order's type invariant says the same)
+    rng = random.Random(1)
+    assert zb.Encoder(spec, 2).type_ok(t.value, ranks.items[0])  # non-empty for a symbolic order
+    for _ in range(20):
+        perms = [rng.sample(range(7), 7) for _ in orders]
+        sub = [(x, z3.IntVal(v)) for items, perm in zip(orders, perms) for x, v in zip(items, perm)]
+        assert all(z3.is_true(z3.simplify(z3.substitute(c, *sub))) for c in cons)
+    broken = [(x, z3.IntVal(v)) for items in orders for x, v in zip(items, [0, 0, 1, 2, 3, 4, 5])]
+    assert not all(z3.is_true(z3.simplify(z3.substitute(c, *broken))) for c in cons)
+    for items in orders:
+        ok = enc.type_ok(t.value, zb.SeqV(items))
+        s = z3.Solver()
+        s.set("max_conflicts", 200)
+        s.add(*ok, z3.Or(*[z3.And(*[x != v for x in items]) for v in range(7)]))
+        assert s.check() == z3.unsat
+
+
 DEAD = """
 game dead "Dead"
 players 2..2 cite "P" "p"

@@ -473,6 +473,7 @@ class Encoder:
                                    z3.And(x >= t.elem.lo, x <= t.elem.hi))
             if size > 1:
                 constraints.append(z3.Distinct(*items))
+                constraints.extend(_every_value_once(items, t.elem.lo if isinstance(t.elem, IntT) else 0))
             return SeqV(items)
         if isinstance(t, MapT):
             return MapV([self.fresh(t.value, f"{name}[{k}]", constraints) for k in range(self.dom.size(t.key))])
@@ -636,9 +637,12 @@ class Encoder:
             size = self.dom.size(t.elem)
             for x in v.items:
                 out.append(AND(x >= 0, x < size))
-            if size > 1:
-                out.append(z3.Distinct(*v.items) if any(isinstance(x, z3.ExprRef) for x in v.items)
-                           else len(set(v.items)) == len(v.items))
+            if size > 1 and any(isinstance(x, z3.ExprRef) for x in v.items):
+                out.append(z3.Distinct(*v.items))
+                if len(v.items) == size:
+                    out.extend(_every_value_once(v.items, 0))
+            elif size > 1:
+                out.append(len(set(v.items)) == len(v.items))
 
     def totals_after(self, before: dict, result: "StepResult", cache: dict | None = None) -> dict:
         """The totals per element type after a step: before + what the step created (nothing for moves)."""
@@ -683,6 +687,14 @@ class Encoder:
             top = ev(v.top.val) if _model_bool(model, v.top.some) else None
             return ("pile", counts, top)
         raise Unsupported(f"cannot read a value of type {t}")
+
+
+def _every_value_once(items: list, lo: int) -> list:
+    """That each of the values lo, lo + 1, ... (as many as items) is one of the items: what
+    distinct items in that range already imply, said outright. The solver cannot see it by
+    itself without the pigeonhole argument, exponential for its search (an order of 7 values on
+    each of 9 places took 4.8 s to show that every value is in every order; 0.01 s with this)."""
+    return [OR(*[x == lo + k for x in items]) for k in range(len(items))]
 
 
 def zone_totals(enc: "Encoder", state: dict) -> dict:
