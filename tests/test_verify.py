@@ -656,8 +656,14 @@ enum Place { p1, p2, p3, p4, p5, p6, p7, p8, p9 }
 /// The order printed on each place.
 param ranks: map Place -> order of Sage
 var x: 0..3
+var spot: Place
+var pos: 0..6
 init cite "S" "s" { x := 0 }
 action up() cite "A" "up" when x < 3 { x += 1 }
+/// Where a sage stands on the place the figure is on.
+action look(s: Sage) cite "A" "look" { pos := rank(ranks[spot], s) }
+/// Where a sage stands among the first three.
+action recall(s: Sage) cite "A" "recall" { pos := rank([a, b, c], s) }
 """
 
 
@@ -693,6 +699,39 @@ def test_an_order_says_outright_that_each_value_is_in_it():
         s.set("max_conflicts", 200)
         s.add(*ok, z3.Or(*[z3.And(*[x != v for x in items]) for v in range(7)]))
         assert s.check() == z3.unsat
+
+
+def test_a_value_of_its_type_is_in_an_order_without_a_case_split():
+    from verifier.backends import z3 as zb
+    spec = compile_text(ORDERS)
+    enc = zb.Encoder(spec, 2)
+    params, consts, pcons = enc.fresh_params()
+    state, scons = enc.fresh_state("pre.")
+    actions = {a.name: a for a in spec.actions}
+
+    def missing(action):
+        st = enc.step(state, params, consts, actions[action], "t")
+        (cond,) = [c for c, m, _s in st.faults if m == "the value is not in the order"]
+        s = z3.Solver()
+        s.set("max_conflicts", 0)
+        s.add(*pcons, *scons, *st.constraints, st.guard, cond)
+        return s.check()
+    # the order of the place the figure is on: any sage is in it, refuted by the types alone
+    assert missing("look") == z3.unsat
+    # a list need not hold every sage: the value may be missing (a real run-time error)
+    st = enc.step(state, params, consts, actions["recall"], "t")
+    (cond,) = [c for c, m, _s in st.faults if m == "the value is not in the order"]
+    s = z3.Solver()
+    s.add(*pcons, *scons, *st.constraints, st.guard, cond)
+    assert s.check() == z3.sat
+    # the whole check agrees: look has no run-time error, recall has one
+    v = Verifier(spec, 2, 2, 20, 0, explore=0)
+    r = {x.property: x for x in v.run()}
+    fault = r["no_runtime_errors"]
+    assert fault.status == "violated" and [st.action for st in fault.trace.steps][-1] == "recall"
+    looks = compile_text(ORDERS.split("/// Where a sage stands among the first three.")[0])
+    r = {x.property: x for x in Verifier(looks, 2, 2, 20, 0, explore=0).run()}
+    assert r["no_runtime_errors"].status == "proved"
 
 
 DEAD = """
