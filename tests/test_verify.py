@@ -718,6 +718,15 @@ def test_a_value_of_its_type_is_in_an_order_without_a_case_split():
         return s.check()
     # the order of the place the figure is on: any sage is in it, refuted by the types alone
     assert missing("look") == z3.unsat
+    # and the step still says what the old condition said, that the sage is one of the order's
+    # items (the induction of what follows needs it): it holds without the orders' constraints
+    st = enc.step(state, params, consts, actions["look"], "t")
+    spot, sage = state["spot"], st.args[0]
+    among = z3.Or(*[z3.And(spot == k, z3.Or(*[y == sage for y in o.items]))
+                    for k, o in enumerate(params["ranks"].items)])
+    s = z3.Solver()
+    s.add(*scons, *st.constraints, st.guard, st.alive, z3.Not(among))
+    assert s.check() == z3.unsat
     # a list need not hold every sage: the value may be missing (a real run-time error)
     st = enc.step(state, params, consts, actions["recall"], "t")
     (cond,) = [c for c, m, _s in st.faults if m == "the value is not in the order"]

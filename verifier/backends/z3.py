@@ -1285,10 +1285,14 @@ class Ctx:
                 # split over an order chosen by a symbolic index (the hierarchy of the place a
                 # figure stands on: 2 s time-outs before, with 3 players)
                 lo = _order_lo(t0)
-                missing = OR(x < lo, x > lo + len(seq.items) - 1)
+                self.fault(OR(x < lo, x > lo + len(seq.items) - 1), "the value is not in the order", e.span)
+                # what it implies, kept for the questions about what follows (the rank is the
+                # position of an item equal to the value): the induction needs it
+                found = OR(*[self.equal(None, y, None, x) for y in seq.items])
+                self.alive = AND(self.alive, NOT(AND(self.pc, NOT(found))))
             else:
-                missing = AND(*[NOT(self.equal(None, y, None, x)) for y in seq.items])
-            self.fault(missing, "the value is not in the order", e.span)
+                self.fault(AND(*[NOT(self.equal(None, y, None, x)) for y in seq.items]),
+                           "the value is not in the order", e.span)
             return SUM([ITE(self.equal(None, y, None, x), i, 0) for i, y in enumerate(seq.items)])
         if name in ("first", "last"):
             seq = args[0]
