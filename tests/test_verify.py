@@ -777,3 +777,36 @@ def test_an_action_never_enabled_is_reported_and_one_a_game_played_is_not_asked_
         assert v.asked == ["never"]  # up and back were played: a real trace says they are enabled
     else:
         assert sim is None and v.asked == ["up", "back", "never"]
+
+
+KEPT = DEAD + """
+var y: 0..3
+/// Never more than three: its condition never holds in a state the invariants allow.
+invariant beyond cite "I" "i": x == 3 and y == 3 implies x == 0
+/// y stays where it started.
+invariant y_stays cite "I" "y": y == 0
+/// Two: its condition holds in reachable states.
+invariant at_two cite "I" "ii": x == 2 implies x >= 1
+/// x reaches two.
+reachable two cite "R" "two": x == 2
+/// y never moves.
+reachable y_moves cite "R" "y": y == 1
+"""
+
+
+def test_state_questions_under_the_invariants_share_a_solver_and_answer_as_fresh_ones():
+    spec = compile_text(KEPT)
+    v = Verifier(spec, 2, 2, 20, 0, explore=0)
+    r = {x.property: x for x in v.run()}
+    assert r["y_stays"].status == "proved"
+    # the condition of `beyond` contradicts y_stays; that of `at_two` does not
+    assert "vacuous" in r["beyond"].message and "vacuous" not in r["at_two"].message
+    assert r["y_moves"].status == "unreachable" and r["two"].status == "reachable"
+    # every question asked of the shared solver, asked again of a fresh one: the same answers
+    x, y = v.pre["x"], v.pre["y"]
+    facts = [[x == 2], [y == 1], [x == 3, y == 3], [x == 3], [x == 4], [y == 0, x == 1]]
+    for f in facts:
+        s = v.solver()
+        s.add(*v.assumptions(v.assumed), *f)
+        assert v.allowed(*f) == s.check(), f
+    assert v._allowed[2][0] >= len(facts) + 3  # one solver took them all

