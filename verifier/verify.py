@@ -169,6 +169,11 @@ class Verifier:
         taken in once, not once per question. The reachability properties and the invariants'
         conditions are asked so (de.rules, 3 players: 27 questions in 1.7 s, against 10.7 s on a
         fresh solver each; the same answers)."""
+        s, lit = self.allowed_under(*facts)
+        return s.check(lit)
+
+    def allowed_under(self, *facts) -> tuple:
+        """(allowed()'s solver, a new literal that stands for the facts there)."""
         if self._allowed is None or self._allowed[0] != frozenset(self.assumed):
             s = self.solver()
             assert_all(s, self.assumptions(self.assumed))
@@ -176,8 +181,8 @@ class Verifier:
         _assumed, s, asked = self._allowed
         asked[0] += 1
         lit = z3.Bool(f"allowed!{asked[0]}")
-        s.add(z3.Implies(lit, AND(*facts)))
-        return s.check(lit)
+        assert_all(s, [IMPLIES(lit, AND(*facts))])
+        return s, lit
 
     def base_facts(self, a: ir.Action | None) -> list:
         """What every question about an action (None: the setup) shares: the pre-state's types, the
@@ -872,10 +877,8 @@ class Verifier:
             v, f, cons = self.value(p.expr, self.pre, key=(p.name, "pre"), tag=f"pre.{p.name}")
         except Unsupported:
             return _Pinned(None, pinned)
-        s = self.solver()
-        s.set("timeout", min(self.QUICK_MS, self.timeout_ms))
-        assert_all(s, [*self.assumptions(self.assumed), *cons, OR(NOT(v) if violation else v, f)])
-        return _Pinned(s, pinned)
+        s, goal = self.allowed_under(*cons, OR(NOT(v) if violation else v, f))
+        return _Pinned(s, pinned, goal, min(self.QUICK_MS, self.timeout_ms), self.timeout_ms)
 
     def from_exploration(self, p: ir.Property, key: str, t0, gap=None) -> bool:
         """Report what the directed search found for this goal, after replaying it in a fresh
@@ -1836,14 +1839,17 @@ def _eq(t, x, y, out):
 
 
 class _Pinned:
-    """Whether a goal may be reached with given values of the pinned variables: one solver with
-    the goal and the proved invariants, each value pinned through a literal of its own (asked as
-    assumptions), so that an unsat answer's core names the values that rule the goal out; a game
+    """Whether a goal may be reached with given values of the pinned variables: the solver of the
+    proved invariants (Verifier.allowed's, shared by every goal), the goal and each value pinned
+    through a literal of its own (asked as assumptions, briefly), so that an unsat answer's core
+    names the values that rule the goal out; a game
     whose values include a known core is ruled out without asking again (the depth of one card
     shuffled in at the setup alone, where the other values differ from game to game)."""
 
-    def __init__(self, solver, pinned: list):
-        self.solver, self.pinned = solver, pinned
+    def __init__(self, solver, pinned: list, goal=None, timeout_ms: int = 0, restore_ms: int = 0):
+        # solver: Verifier.allowed()'s, shared with other goals; goal: the literal of this one
+        self.solver, self.pinned, self.goal = solver, pinned, goal
+        self.timeout_ms, self.restore_ms = timeout_ms, restore_ms
         self.literals: dict = {}  # (index, repr of the value) -> its literal
         self.cores: list = []     # sets of (index, repr) that rule the goal out
         self.open: set = set()    # the values asked that did not (or that timed out)
@@ -1862,10 +1868,13 @@ class _Pinned:
                 facts: list = []
                 what, term = self.pinned[j]
                 _fix(what.type, term, x, facts)
-                lit = self.literals[j, shown] = z3.Bool(f"pin.{j}.{len(self.literals)}")
+                lit = self.literals[j, shown] = z3.Bool(f"pin.{self.goal}.{j}.{len(self.literals)}")
                 assert_all(self.solver, [IMPLIES(lit, AND(*facts))])
             lits.append(self.literals[j, shown])
-        if self.solver.check(*lits) == z3.unsat:
+        self.solver.set("timeout", self.timeout_ms)
+        r = self.solver.check(self.goal, *lits)
+        self.solver.set("timeout", self.restore_ms)
+        if r == z3.unsat:
             core = {str(x) for x in self.solver.unsat_core()}
             self.cores.append({k for k in keys if str(self.literals[k]) in core})
             return False
