@@ -461,6 +461,45 @@ reachable all_lowest cite "R" "t": lowest() >= 4
     assert compared > 100
 
 
+def test_a_sum_filtered_by_the_best_its_count_compares_computes_each_value_once(monkeypatch):
+    # sum(i where ... and max(q: E(q, i)) > K: count(p where E(p, i) == max(q: E(q, i)))): the
+    # filter's best is the one the count computed; the distances are those of the plain way
+    import verifier.explore as E
+
+    spec = compile_text(TIES + '''
+def score(p: Player, i: 0..1): int = if i == 0 then a[p] else b[p]
+def ties_above(k: int): int = sum(i in 0..1 where phase != over and max(p in Player: score(p, i)) > k:
+  count(p in Player where score(p, i) == max(q in Player: score(q, i))))
+def ties_other(k: int): int = sum(i in 0..1 where max(p in Player: score(p, 1 - i)) > k:
+  count(p in Player where score(p, i) == max(q in Player: score(q, i))))
+/// Ties above ten in both scores.
+reachable tied_high cite "R" "t": ties_above(10) >= 8
+/// Ties where the other score is above ten.
+reachable tied_other cite "R" "t": ties_other(10) >= 8
+''')
+    calls = []
+    real = E._best_filter
+    monkeypatch.setattr(E, "_best_filter", lambda *a: calls.append(real(*a)) or calls[-1])
+    prog = Program(spec, 4)
+    names = ["tied_high", "tied_other"]
+    fast = [distance(prog, _prop(spec, n).expr) for n in names]
+    # the first filter compares the count's own best; the second another score's maximum
+    assert [c is not None for c in calls] == [True, False]
+    monkeypatch.setattr(E, "_best_filter", lambda *a: None)
+    plain = [distance(prog, _prop(spec, n).expr) for n in names]
+    compared, values = 0, set()
+    for i in range(6):
+        g, rng = prog.start(f"t{i}"), random.Random(i)
+        while g.ended() is None:
+            got = [d(g.S, g.P) for d in fast]
+            assert got == [d(g.S, g.P) for d in plain]
+            values.add(got[0])
+            compared += 1
+            moves = g.legal_moves()
+            g.step(moves[rng.randrange(len(moves))])
+    assert compared > 100 and len(values) > 10  # the filter both holds and fails on the way
+
+
 def test_a_costly_goal_is_searched_by_its_summed_distance_alone_in_a_search_of_its_own():
     # a sum of counts of a maximum nests three deep: its twin is judged only in its own turns, and
     # a search of its own for it runs the twin alone, under the goal's name (measured: 6 of 8 seeds

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import operator
 import random
 from dataclasses import dataclass, field, replace
 
@@ -186,14 +187,19 @@ def _count_parts(program: Program, e: ir.Expr, env):
             # the highest sum): each value computed once, the best taken from them
             each, op, best = _compile(program, w.left, inner_env), w.op, max if w.right.kind == "max" else min
 
-            def count(S, P, *v):
+            def count_best(S, P, *v):
+                """(how many are counted, the others' distances, the best value; None: no element)."""
                 xs = items(S, P, *v)
                 if not xs:
-                    return 0, []
+                    return 0, [], None
                 values = [each(S, P, *v, x) for x in xs]
                 b = best(values)
                 far = [d for d in (_cmp_distance(op, a, b) for a in values) if d]
-                return len(xs) - len(far), far
+                return len(xs) - len(far), far, b
+
+            def count(S, P, *v):
+                return count_best(S, P, *v)[:2]
+            count.best = (w.right, count_best)  # for a sum whose filter compares the same best (below)
             return count
         if isinstance(w, ir.Binary) and w.op in _CMP and not free_locals(w.right, {e.var}):
             each, once, op = _compile(program, w.left, inner_env), _compile(program, w.right, env), w.op
@@ -217,6 +223,9 @@ def _count_parts(program: Program, e: ir.Expr, env):
     body = _count_parts(program, e.body, inner_env)
     if body is None:
         return None
+    fused = _best_filter(program, e.where, body, inner_env)
+    if fused is not None:
+        return fused(items)
     where = _compile(program, e.where, inner_env) if e.where is not None else None
 
     def total(S, P, *v):
@@ -228,6 +237,47 @@ def _count_parts(program: Program, e: ir.Expr, env):
                 far += f
         return n, far
     return total
+
+
+_PY_CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+           ">=": operator.ge}
+
+
+def _best_filter(program: Program, where, body, env):
+    """For a sum of counts at the best value (_best_of_each) whose filter ends in a comparison of
+    that same best (`sum(f where ... and max(p: E(p, f)) > 0: count(p where E(p, f) == max(q:
+    E(q, f))))`): a function (items) -> the sum's parts, where the comparison takes the best the
+    count computed instead of computing every value again; None for any other form. The filter's
+    earlier parts are evaluated first, as before: the count runs only where they hold."""
+    best = getattr(body, "best", None)
+    if best is None or where is None:
+        return None
+    parts = []
+    while isinstance(where, ir.Binary) and where.op == "and":
+        parts.insert(0, where.right)
+        where = where.left
+    parts.insert(0, where)
+    last = parts[-1]
+    if not (isinstance(last, ir.Binary) and last.op in _CMP and _alike(last.left, best[0], {})):
+        return None
+    rest = [_compile(program, x, env) for x in parts[:-1]]
+    other, cmp, count_best = _compile(program, last.right, env), _PY_CMP[last.op], best[1]
+    whole = _compile(program, last, env)  # where the count has no element: the comparison as written
+
+    def fused(items):
+        def total(S, P, *v):
+            n, far = 0, []
+            for x in items(S, P, *v):
+                if not all(r(S, P, *v, x) for r in rest):
+                    continue
+                m, f, b = count_best(S, P, *v, x)
+                if not (whole(S, P, *v, x) if b is None else cmp(b, other(S, P, *v, x))):
+                    continue
+                n += m
+                far += f
+            return n, far
+        return total
+    return fused
 
 
 def _best_of_each(count: ir.Aggregate, each: ir.Expr, other: ir.Expr) -> bool:
