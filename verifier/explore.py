@@ -194,7 +194,10 @@ def _count_parts(program: Program, e: ir.Expr, env):
                     return 0, [], None
                 values = [each(S, P, *v, x) for x in xs]
                 b = best(values)
-                far = [d for d in (_cmp_distance(op, a, b) for a in values) if d]
+                if op == "==" and type(b) is int:  # _cmp_distance's, without a call per element
+                    far = [d / (d + 1.0) for d in (abs(a - b) for a in values) if d]
+                else:
+                    far = [d for d in (_cmp_distance(op, a, b) for a in values) if d]
                 return len(xs) - len(far), far, b
 
             def count(S, P, *v):
@@ -265,10 +268,12 @@ def _best_filter(program: Program, where, body, env):
     whole = _compile(program, last, env)  # where the count has no element: the comparison as written
 
     def fused(items):
+        first = rest[0] if len(rest) == 1 else (lambda S, P, *v: all(r(S, P, *v) for r in rest))
+
         def total(S, P, *v):
             n, far = 0, []
             for x in items(S, P, *v):
-                if not all(r(S, P, *v, x) for r in rest):
+                if not first(S, P, *v, x):
                     continue
                 m, f, b = count_best(S, P, *v, x)
                 if not (whole(S, P, *v, x) if b is None else cmp(b, other(S, P, *v, x))):
