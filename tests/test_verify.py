@@ -810,3 +810,29 @@ def test_state_questions_under_the_invariants_share_a_solver_and_answer_as_fresh
         s.add(*v.assumptions(v.assumed), *f)
         assert v.allowed(*f) == s.check(), f
     assert v._allowed[2][0] >= len(facts) + 3  # one solver took them all
+
+
+TWO_RANKINGS = """
+game two "Two"
+players 2..2 cite "P" "p"
+var x: 0..5
+var y: 0..5
+var done: bool
+init cite "S" "s" { x := 0 }
+action step_x() cite "A" "x" when x < 5 and not done { x += 1 }
+action step_y() cite "A" "y" when y < 5 and not done { y += 1 }
+action finish() cite "A" "f" when x == 5 and not done { done := true }
+end over cite "E" "e": done
+terminates both_count cite "E" "b": while not done decreases 10 - x - y, (if done then 0 else 1)
+terminates x_counts cite "E" "x": while not done decreases 5 - x, (if done then 0 else 1)
+"""
+
+
+def test_the_rankings_are_asked_together_per_action_and_alone_where_one_breaks():
+    v = Verifier(compile_text(TWO_RANKINGS), 2, 2, 20, 0, explore=0)
+    r = {x.property: x for x in v.run()}
+    # step_y leaves x where it is: the question of both rankings together is not refuted there,
+    # and each is asked alone; on the other two actions both decrease, asked once
+    assert v.rankings_kept() == {"step_x", "finish"}
+    assert r["both_count"].status == "proved"
+    assert r["x_counts"].status == "violated" and [s.action for s in r["x_counts"].trace.steps][-1] == "step_y"
