@@ -109,6 +109,27 @@ def test_an_undecided_point_is_proved_unreachable_or_reached():
     assert gap.status == "reachable" and gap.trace.outcome["kind"] == "gap"
 
 
+def test_an_undecided_point_a_simulated_game_reached_is_not_asked_of_z3():
+    both = SPELLS.replace(" GUARD", "").replace(" RANK", "").replace(
+        "  plays += 1\n  turn := left(p)\n}\n/// Pass.",
+        "  plays += 1\n  if cast[p] > 5 { undecided \"never\" cite \"Play\" \"p\" }\n"
+        "  if plays >= 2 { undecided \"twice\" cite \"Play\" \"p\" }\n  turn := left(p)\n}\n/// Pass.")
+    assert both.count("undecided") == 2
+    asked = []
+
+    class Noting(Verifier):
+        def gap_unreachable(self, ids):
+            asked.append(tuple(ids))
+            return super().gap_unreachable(ids)
+    v = Noting(compile_text(both), 2, 4, 20, 30)
+    r = [x for x in v.run() if x.kind == "undecided"]
+    never, twice = sorted(r, key=lambda x: x.message)
+    assert never.status == "unreachable" and twice.status == "reachable"
+    assert "simulated game" in twice.message and twice.trace.outcome["kind"] == "gap"
+    # Z3 was asked about the point no game reached, not about the one a real trace settles
+    assert len(asked) == 1
+
+
 def test_a_fault_behind_an_undecided_point_is_not_a_fault():
     # casting from an empty hand would fault, but the undecided point before it stops the move:
     # the interpreter never gets there, so the prover must not report a run-time error either
