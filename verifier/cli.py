@@ -101,7 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--explore", type=int, default=400_000, metavar="MOVES",
                    help="moves of a directed search for the goals, undecided points and violations the random "
                         "games missed: play goes on from the states nearest each goal. A goal it has not reached "
-                        "after 3/4 of MOVES (not an undecided point) gets a search of its own of MOVES/4 more (4 runs "
+                        "after 3/4 of MOVES (sooner once only costly goals and undecided points are left; not an "
+                        "undecided point) gets a search of its own of MOVES/4 more (4 runs "
                         "from start games of their own, or one run where Z3 sorts the start games; for a costly "
                         "goal one run, a quarter of its rollouts choosing each move one step ahead); then the "
                         "search goes on for what is left, where an undecided point Z3 proves out of reach no "
