@@ -857,3 +857,76 @@ def test_the_rankings_are_asked_together_per_action_and_alone_where_one_breaks()
     assert v.rankings_kept() == {"step_x", "finish"}
     assert r["both_count"].status == "proved"
     assert r["x_counts"].status == "violated" and [s.action for s in r["x_counts"].trace.steps][-1] == "step_y"
+
+
+PAIRS = """
+game pairs "Pairs"
+players 3..3 cite "P" "three"
+var score: map Player -> 0..20
+var seen: map Player -> 0..20
+var total: 0..60
+init cite "S" "s" { total := 0 }
+/// p hands q a point.
+action give(p: Player, q: Player) cite "A" "give" when score[q] < 20 and seen[p] < 20 {
+  let who = q
+  if seen[p] < 20 { score[who] += 1 }
+  total += 1
+  seen[p] += 1
+}
+/// The total is the sum of the scores.
+invariant total_is_sum cite "I" "t": total == sum(k in Player: score[k])
+/// Nobody has seen more than twenty.
+invariant seen_capped cite "I" "s": all(k in Player: seen[k] <= 20)
+/// Nobody scores twenty.
+invariant below_twenty cite "I" "b": all(k in Player: score[k] <= 19)
+"""
+
+
+def test_an_invariant_is_split_by_the_player_parameters_its_reads_depend_on():
+    spec = compile_text(PAIRS)
+    v = Verifier(spec, 3, 2, 20, 0, explore=0)
+    v.build()
+    give = spec.actions[0]
+    inv = {p.name: p for p in v.invariants}
+    # score[who] (who is q), under a condition on seen[p], and the total: both p and q decide the
+    # sum; seen[p] alone decides the cap
+    assert v.deciding_players(give, [inv["total_is_sum"]]) == [0, 1]
+    assert v.deciding_players(give, [inv["seen_capped"]]) == [0]
+    assert v.deciding_players(give, [inv["below_twenty"]]) == [0, 1]
+    v.assumed = set(inv)
+    assume = v.assumptions(set(inv))
+    failed, timed_out = v.preserved_by_cases(give, [inv["seen_capped"]], assume, set(inv))
+    assert failed == [] and not timed_out
+    assert ("give", (0,)) in v._cases and "give" not in v._cases  # 3 cases of p, not 9 of p and q
+    # split by fewer cases, a broken invariant still comes with its counterexample's step
+    spec2 = compile_text(PAIRS.replace("if seen[p] < 20 { score[who] += 1 }", "score[who] += 1"))
+    v2 = Verifier(spec2, 3, 2, 20, 0, explore=0)
+    v2.build()
+    inv2 = {p.name: p for p in v2.invariants}
+    assert v2.deciding_players(spec2.actions[0], [inv2["below_twenty"]]) == [1]
+    v2.assumed, v2.cti = set(inv2) - {"below_twenty"}, {}
+    failed, _ = v2.preserved_by_cases(spec2.actions[0], [inv2["below_twenty"]],
+                                      v2.assumptions(set(inv2) - {"below_twenty"}), set(inv2))
+    assert failed == ["below_twenty"] and ("give", (1,)) in v2._cases and "give" not in v2._cases
+    a, m, st = v2.cti["below_twenty"]
+    assert a.name == "give" and isinstance(st.args[1], int) and not isinstance(st.args[0], int)
+    # a move: the places of the zones read decide, not those of the zones only written
+    chips = compile_text(MINI + """
+zone kept[Player]: bag of Chip
+/// p passes a chip from his hand to q's keep.
+action pass_on(p: Player, q: Player, c: Chip) cite "Play" "p" when c in hand[p] { move c from hand[p] to kept[q] }
+/// Few chips in hand.
+invariant few_in_hand cite "Chips" "h": all(x in Player: size(hand[x]) <= 6)
+/// Few chips kept.
+invariant few_kept cite "Chips" "k": all(x in Player: size(kept[x]) <= 6)
+""")
+    vc = Verifier(chips, 3, 2, 20, 0, explore=0)
+    pass_on = next(a for a in chips.actions if a.name == "pass_on")
+    ic = {p.name: p for p in vc.invariants}
+    assert vc.deciding_players(pass_on, [ic["few_in_hand"]]) == [0]
+    assert vc.deciding_players(pass_on, [ic["few_kept"]]) == [1]
+    assert vc.deciding_players(pass_on, [ic["few_in_hand"], ic["few_kept"]]) == [0, 1]
+    # and the whole verify agrees with the plain cases
+    r = {x.property: x for x in Verifier(spec, 3, 2, 20, 0, explore=0).run()}
+    assert r["total_is_sum"].status == "proved" and r["seen_capped"].status == "proved"
+    assert r["below_twenty"].status in ("violated", "bounded")
