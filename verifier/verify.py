@@ -212,23 +212,26 @@ class Verifier:
         """The action's step once per combination of values of its player parameters, each encoded
         with those values fixed (so that every index by a player is resolved while encoding); []
         when the action has no player parameter or too many combinations."""
-        if a.name in self._cases:
-            return self._cases[a.name]
+        if a.name not in self._cases:
+            split = tuple(i for i, (_n, t) in enumerate(a.params) if isinstance(t, PlayerT))
+            self._cases[a.name] = self._encode_cases(a, split, "c") if self.splittable(a) else []
+        return self._cases[a.name]
+
+    def _encode_cases(self, a: ir.Action, keep: tuple, prefix: str) -> list[StepResult]:
+        """The action's step once per combination of values of the parameters at these indices
+        (player parameters), the others left free."""
         import itertools
-        split = [i for i, (_n, t) in enumerate(a.params) if isinstance(t, PlayerT)]
         out: list = []
-        if self.splittable(a):
-            for combo in itertools.product(range(self.n), repeat=len(split)):
-                cons: list = []
-                args = tuple(combo[split.index(i)] if i in split else self.enc.fresh(t, f"c.{a.name}.{combo}.{n}", cons)
-                             for i, (n, t) in enumerate(a.params))
-                st = self.enc.step(self.pre, self.params, self.consts, a, tag=f"c.{a.name}.{'.'.join(map(str, combo))}",
-                                   args=args)
-                st.constraints = cons + st.constraints
-                if self.pre_totals is not None:
-                    self.post_totals[id(st.state)] = self.enc.totals_after(self.pre, st, self.pre_totals)
-                out.append(st)
-        self._cases[a.name] = out
+        for combo in itertools.product(range(self.n), repeat=len(keep)):
+            cons: list = []
+            args = tuple(combo[keep.index(i)] if i in keep else self.enc.fresh(t, f"{prefix}.{a.name}.{combo}.{n}", cons)
+                         for i, (n, t) in enumerate(a.params))
+            st = self.enc.step(self.pre, self.params, self.consts, a,
+                               tag=f"{prefix}.{a.name}.{'.'.join(map(str, combo))}", args=args)
+            st.constraints = cons + st.constraints
+            if self.pre_totals is not None:
+                self.post_totals[id(st.state)] = self.enc.totals_after(self.pre, st, self.pre_totals)
+            out.append(st)
         return out
 
     def deciding_players(self, a: ir.Action, props: list) -> list[int]:
@@ -282,19 +285,7 @@ class Verifier:
         indices, the others left free (cases() fixes them all)."""
         key = (a.name, keep)
         if key not in self._cases:
-            import itertools
-            out: list = []
-            for combo in itertools.product(range(self.n), repeat=len(keep)):
-                cons: list = []
-                args = tuple(combo[keep.index(i)] if i in keep else self.enc.fresh(t, f"f.{a.name}.{combo}.{n}", cons)
-                             for i, (n, t) in enumerate(a.params))
-                st = self.enc.step(self.pre, self.params, self.consts, a,
-                                   tag=f"f.{a.name}.{'.'.join(map(str, combo))}", args=args)
-                st.constraints = cons + st.constraints
-                if self.pre_totals is not None:
-                    self.post_totals[id(st.state)] = self.enc.totals_after(self.pre, st, self.pre_totals)
-                out.append(st)
-            self._cases[key] = out
+            self._cases[key] = self._encode_cases(a, keep, "f")
         return self._cases[key]
 
     def splittable(self, a: ir.Action) -> bool:
