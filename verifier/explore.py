@@ -226,9 +226,9 @@ def _count_parts(program: Program, e: ir.Expr, env):
     body = _count_parts(program, e.body, inner_env)
     if body is None:
         return None
-    fused = _best_filter(program, e.where, body, inner_env)
+    fused = _best_filter(program, e.where, body, items, inner_env)
     if fused is not None:
-        return fused(items)
+        return fused
     where = _compile(program, e.where, inner_env) if e.where is not None else None
 
     def total(S, P, *v):
@@ -246,11 +246,11 @@ _PY_CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operato
            ">=": operator.ge}
 
 
-def _best_filter(program: Program, where, body, env):
-    """For a sum of counts at the best value (_best_of_each) whose filter ends in a comparison of
-    that same best (`sum(f where ... and max(p: E(p, f)) > 0: count(p where E(p, f) == max(q:
-    E(q, f))))`): a function (items) -> the sum's parts, where the comparison takes the best the
-    count computed instead of computing every value again; None for any other form. The filter's
+def _best_filter(program: Program, where, body, items, env):
+    """For a sum (over `items`) of counts at the best value (_best_of_each) whose filter ends in a
+    comparison of that same best (`sum(f where ... and max(p: E(p, f)) > 0: count(p where E(p, f)
+    == max(q: E(q, f))))`): the sum's parts (as _count_parts gives them), the comparison taking the
+    best the count computed instead of computing every value again; None for any other form. The filter's
     earlier parts are evaluated first, as before: the count runs only where they hold."""
     best = getattr(body, "best", None)
     if best is None or where is None:
@@ -267,22 +267,20 @@ def _best_filter(program: Program, where, body, env):
     other, cmp, count_best = _compile(program, last.right, env), _PY_CMP[last.op], best[1]
     whole = _compile(program, last, env)  # where the count has no element: the comparison as written
 
-    def fused(items):
-        first = rest[0] if len(rest) == 1 else (lambda S, P, *v: all(r(S, P, *v) for r in rest))
+    first = rest[0] if len(rest) == 1 else (lambda S, P, *v: all(r(S, P, *v) for r in rest))
 
-        def total(S, P, *v):
-            n, far = 0, []
-            for x in items(S, P, *v):
-                if not first(S, P, *v, x):
-                    continue
-                m, f, b = count_best(S, P, *v, x)
-                if not (whole(S, P, *v, x) if b is None else cmp(b, other(S, P, *v, x))):
-                    continue
-                n += m
-                far += f
-            return n, far
-        return total
-    return fused
+    def total(S, P, *v):
+        n, far = 0, []
+        for x in items(S, P, *v):
+            if not first(S, P, *v, x):
+                continue
+            m, f, b = count_best(S, P, *v, x)
+            if not (whole(S, P, *v, x) if b is None else cmp(b, other(S, P, *v, x))):
+                continue
+            n += m
+            far += f
+        return n, far
+    return total
 
 
 def _best_of_each(count: ir.Aggregate, each: ir.Expr, other: ir.Expr) -> bool:

@@ -270,9 +270,9 @@ class Verifier:
                     walk(st.body, around | named(st.domain, st.where, st.order))
                 elif isinstance(st, ir.Assign) and st.target.var in read:
                     found.update(around | named(st.value, *st.target.path))
-                elif isinstance(st, ir.Move) and ir.writes(self.spec, [st]) & read:
+                elif isinstance(st, ir.Move) and (moved := ir.writes(self.spec, [st])) & read:
                     # the cards moved, and the places of the zones read (a pile's refill is the source's)
-                    src = st.src.var in read or (ir.writes(self.spec, [st]) - {st.src.var, st.dst.var}) & read
+                    src = st.src.var in read or (moved - {st.src.var, st.dst.var}) & read
                     found.update(around | named(st.value, *(st.src.path if src else ()),
                                                 *(st.dst.path if st.dst.var in read else ())))
                 elif isinstance(st, ir.Shuffle) and st.zone.var in read:
