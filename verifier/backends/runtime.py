@@ -140,8 +140,11 @@ def dot(table, bag, start=0, n=None):
     None): a sum over a bag's cards of a value looked up per card (a field of the record)."""
     if n is None:
         return sum(map(mul, table, bag))
-    end = start + n
-    return sum(map(mul, table[start:end], bag[start:end]))
+    total = 0
+    for k in range(start, start + n):
+        if bag[k]:
+            total += table[k] * bag[k]
+    return total
 
 
 def run(bag, start, n):
