@@ -4,6 +4,7 @@ search miss, each replayed before it is reported."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -590,6 +591,35 @@ end done cite "E" "e": phase == over
 /// The top level.
 reachable summit cite "R" "top": level == 7
 """
+
+
+def test_a_heavy_move_is_judged_once_the_state_it_leads_to_not_again():
+    # A heavy move weighs every legal move one step ahead; the state the chosen one leads to is
+    # the state one of them was judged in (a move replays with its chance), so the goal's
+    # distance there is not computed again. With rollouts of one move, each start game's first
+    # move is random and every later move is heavy (greedy 1.0; every state of the climb below
+    # 200 steps has several legal moves): the distance is computed outside the weighing only in
+    # the start games, before and after their first move. (Before: once more after every move.)
+    import sys
+
+    spec = compile_text(CLIMB)
+    prog = Program(spec, 2)
+    goal = state_goal(prog, "summit", _prop(spec, "summit").expr)
+    assert goal.summed is None  # one goal, no twin
+    calls = {"judge": 0, "other": 0}
+
+    def dist(S, P):
+        calls["judge" if sys._getframe(1).f_code.co_name == "judge" else "other"] += 1
+        return goal.dist(S, P)
+    out = explore(prog, [replace(goal, dist=dist)], "once", 1_000, rollout=1, greedy=1.0)
+    assert "summit" in out.found and out.moves >= 30  # thirty ups at least
+    heavy = out.moves - 8  # the start games' first moves (STARTS) are random
+    assert calls["judge"] >= 2 * heavy  # each heavy move weighs two or more moves
+    assert calls["other"] <= 2 * 8
+    game = Program(spec, 2).start(out.found["summit"].seed, out.found["summit"].params)
+    for move in out.found["summit"].moves:
+        game.step(move)
+    assert game.S[[v.name for v in spec.state].index("height")] >= 30
 
 
 def test_a_search_of_a_goal_s_own_restarts_from_start_games_of_its_own():

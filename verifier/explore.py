@@ -195,7 +195,7 @@ def _count_parts(program: Program, e: ir.Expr, env):
                 values = [each(S, P, *v, x) for x in xs]
                 b = best(values)
                 if op == "==" and type(b) is int:  # _cmp_distance's, without a call per element
-                    far = [d / (d + 1.0) for d in (abs(a - b) for a in values) if d]
+                    far = [d / (d + 1.0) for a in values if (d := abs(a - b))]
                 else:
                     far = [d for d in (_cmp_distance(op, a, b) for a in values) if d]
                 return len(xs) - len(far), far, b
@@ -732,6 +732,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
     last_choice = [-1]              # the rollout in progress: the moves before its last move that had another beside it (-1: none)
     turn_of = [None]                # the goal whose turn it is (a costly goal is judged only then); None: every goal
     heavy = [False]                 # the rollout in progress chooses its moves one step ahead (greedy)
+    ahead: list = [None, None]      # (goal, distance) nearest() judged the move just played at, for consider
 
     def progress_of(g: Game, which=None) -> tuple:
         S, P = g.S, g.P
@@ -765,10 +766,13 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
                 continue
             if goal.costly and turn_of[0] is not None and turn_of[0] != key:
                 continue
-            try:
-                d = goal.dist(S, P)
-            except (Fault, Gap):
-                continue
+            if key == ahead[0]:
+                d = ahead[1]  # judged one step ahead: the same state (a move replays with its chance)
+            else:
+                try:
+                    d = goal.dist(S, P)
+                except (Fault, Gap):
+                    continue
             if d == 0 and not goal.gaps:
                 found(key, g, g.moves)
                 gaps_beside(g)
@@ -870,13 +874,14 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         return bool(step_among(g, moves))
 
     def nearest(g: Game, moves: list) -> list:
-        """The moves (at most MOVES_WEIGHED of them, drawn at random) whose next state is nearest
-        the goal whose turn it is; a move that steps into an undecided point is not among them (it
-        is found there when a goal holds the point), nor one that breaks the state or leaves a
-        state the goal cannot be judged in."""
+        """(the moves, their distance): the moves (at most MOVES_WEIGHED of them, drawn at random)
+        whose next state is nearest the goal whose turn it is; a move that steps into an undecided
+        point is not among them (it is found there when a goal holds the point), nor one that
+        breaks the state or leaves a state the goal cannot be judged in. ([], None) when no goal
+        has its turn or there is one move."""
         goal = todo.get(turn_of[0])
         if goal is None or len(moves) < 2:
-            return moves
+            return [], None
         if len(moves) > MOVES_WEIGHED:
             moves = rng.sample(moves, MOVES_WEIGHED)
         best, out_, seen = None, [], []
@@ -897,19 +902,20 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
                 best, out_ = seen[0], [move]
             elif seen[0] == best:
                 out_.append(move)
-        return out_
+        return out_, best
 
     def step_among(g: Game, moves: list) -> bool | None:
         """True when one of these moves was played; False when one broke the state (a Fault);
         None when none could be played, the game left as it was. A heavy rollout plays one of the
         nearest moves (see `nearest`) when there is one."""
+        ahead[0] = None
         if heavy[0] and len(moves) > 1:
-            best = nearest(g, moves)
-            if best and best != moves:
-                played = step_among_(g, best)
-                if played is not None:
-                    return played
-                moves = [m for m in moves if m not in best]
+            best, d = nearest(g, moves)
+            played = step_among_(g, best) if best else None
+            if played is not None:
+                ahead[:] = turn_of[0], d  # every move of best is judged at d
+                return played
+            moves = [m for m in moves if m not in best]
         return step_among_(g, moves)
 
     def step_among_(g: Game, moves: list) -> bool | None:
