@@ -930,3 +930,52 @@ invariant few_kept cite "Chips" "k": all(x in Player: size(kept[x]) <= 6)
     r = {x.property: x for x in Verifier(spec, 3, 2, 20, 0, explore=0).run()}
     assert r["total_is_sum"].status == "proved" and r["seen_capped"].status == "proved"
     assert r["below_twenty"].status in ("violated", "bounded")
+
+
+PASS = """
+game pass "Pass"
+players 3..3 cite "P" "p"
+enum Card { c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19, c20 }
+zone hand[Player]: bag of Card visible owner
+var giver: Player?
+var taker: Player?
+var n0: 0..40
+var n1: 0..40
+init cite "S" "s" { giver := none }
+/// The giver passes a card of his choice to the taker.
+action give(p: Player, c: Card) by p cite "A" "give" when p == get(giver) and c in hand[p] and taker != none {
+  n0 := size(hand[get(taker)])
+  move c from hand[p] to hand[get(taker)]
+  n1 := size(hand[get(taker)])
+}
+"""
+
+
+def test_a_hand_s_size_after_a_move_is_its_size_before_plus_the_card():
+    # A bag's size is the sum of its counts; after a card of a chosen kind moved, each count
+    # changes by whether the card is of its kind, and that the changes add up to one is a case
+    # split over the kinds. The step says the size the way the move made it instead (the size
+    # before, plus or minus the card; at a player's index, the sizes of the players' hands).
+    from verifier.backends import z3 as zb
+    spec = compile_text(PASS)
+    enc = zb.Encoder(spec, 3)
+    params, consts, pcons = enc.fresh_params()
+    state, scons = enc.fresh_state("pre.")
+    st = enc.step(state, params, consts, spec.actions[0], "t")
+    p, t = st.args[0], st.state["taker"].val
+    before, after = st.state["n0"], st.state["n1"]
+
+    def ask(claim, conflicts=None):
+        s = z3.Solver()
+        if conflicts is not None:
+            s.set("max_conflicts", conflicts)
+        s.add(*pcons, *scons, *st.constraints, st.guard, st.alive, z3.Not(claim))
+        return s.check()
+    # settled within 100 conflicts (without the sizes: unknown there, 389 to 862 conflicts, checked)
+    assert ask(after == before + z3.If(t == p, 0, 1), conflicts=100) == z3.unsat
+    # and the sizes say no more than the counts do: a card given to oneself leaves the size as it was
+    assert ask(after == before + 1) == z3.sat
+    # the sizes agree with the counts, for every player's hand
+    for q in range(3):
+        counts = st.state["hand"].items[q].counts
+        assert ask(zb.zone_size(st.state["hand"].items[q]) == zb.SUM(counts)) == z3.unsat

@@ -43,17 +43,35 @@ class OptV:
 
 
 class BagV:
-    __slots__ = ("counts",)
+    __slots__ = ("counts", "size")
 
-    def __init__(self, counts):
-        self.counts = list(counts)
+    def __init__(self, counts, size=None):
+        self.counts, self.size = list(counts), size
 
 
 class PileV:
-    __slots__ = ("counts", "top")
+    __slots__ = ("counts", "top", "size")
 
-    def __init__(self, counts, top: OptV):
-        self.counts, self.top = list(counts), top
+    def __init__(self, counts, top: OptV, size=None):
+        self.counts, self.top, self.size = list(counts), top, size
+
+
+def zone_size(v):
+    """How many cards a bag or pile holds: the sum of its counts, or the term that says it the
+    way the zone was made (an if-then-else of the sizes of the zones a merge chose between, a
+    zone's size plus the cards a move added): the same number where the step is alive."""
+    if isinstance(v, SeqPileV):
+        return v.size
+    size = v.size
+    if size is None:
+        size = SUM(v.counts)
+    elif type(size) is tuple:
+        if size[0] == "ite":
+            size = ITE(size[1], zone_size(size[2]), zone_size(size[3]))
+        else:
+            size = zone_size(size[1]) + size[2]
+    v.size = size
+    return size
 
 
 class SeqPileV:
@@ -306,9 +324,9 @@ def merge(c, a, b):
     if isinstance(a, SeqPileV):
         return SeqPileV([ITE(c, x, y) for x, y in zip(a.items, b.items)], ITE(c, a.size, b.size), a.kinds)
     if isinstance(a, PileV):
-        return PileV([ITE(c, x, y) for x, y in zip(a.counts, b.counts)], merge(c, a.top, b.top))
+        return PileV([ITE(c, x, y) for x, y in zip(a.counts, b.counts)], merge(c, a.top, b.top), ("ite", c, a, b))
     if isinstance(a, BagV):
-        return BagV([ITE(c, x, y) for x, y in zip(a.counts, b.counts)])
+        return BagV([ITE(c, x, y) for x, y in zip(a.counts, b.counts)], ("ite", c, a, b))
     if isinstance(a, SetV):
         return SetV([ITE(c, x, y) for x, y in zip(a.bits, b.bits)])
     if isinstance(a, SeqV):
@@ -324,9 +342,9 @@ def copy_value(v):
     if isinstance(v, SeqPileV):
         return SeqPileV(v.items, v.size, v.kinds)
     if isinstance(v, PileV):
-        return PileV(v.counts, OptV(v.top.some, v.top.val))
+        return PileV(v.counts, OptV(v.top.some, v.top.val), v.size)
     if isinstance(v, BagV):
-        return BagV(v.counts)
+        return BagV(v.counts, v.size)
     if isinstance(v, SetV):
         return SetV(v.bits)
     if isinstance(v, SeqV):
@@ -1207,7 +1225,7 @@ class Ctx:
             if isinstance(v, SeqPileV):
                 return v.size
             if isinstance(v, ZONES):
-                return SUM(v.counts)
+                return zone_size(v)
             if isinstance(v, SetV):
                 return SUM([ITE(b, 1, 0) for b in v.bits])
             return len(v.items)
@@ -1661,13 +1679,13 @@ class Ctx:
         else:
             counts = [x + ITE(EQ(card_key, i), count, 0) for i, x in enumerate(counts)]
         if isinstance(zone, BagV):
-            return BagV(counts)
+            return BagV(counts, ("delta", zone, count))
         positive = count > 0 if isinstance(count, z3.ExprRef) else count > 0
         if end == "top":
             top = OptV(OR(zone.top.some, positive), ITE(positive, card_key, zone.top.val))
         else:
             top = OptV(OR(zone.top.some, positive), ITE(zone.top.some, zone.top.val, card_key))
-        return PileV(counts, top)
+        return PileV(counts, top, ("delta", zone, count))
 
     def _event(self, kind: str, zone_name: str, pile: PileV, t: Type):
         """A fresh choice of the card on top (or at the bottom) of a pile among those it holds."""
@@ -1712,7 +1730,7 @@ class Ctx:
             else:
                 counts = [x - o for x, o in zip(counts, self.indicators(src_t.elem, k, len(counts)))]
             if isinstance(src, PileV):
-                new = PileV(counts, src.top)
+                new = PileV(counts, src.top, ("delta", src, -1))
                 var, present = self._event("top", self.zone_name(s.src), new, src_t.elem)
                 was_top = AND(src.top.some, EQ(src.top.val, k))
                 if s.src_end == "top":  # the topmost copy goes: the top changes only when it was this card
@@ -1720,7 +1738,7 @@ class Ctx:
                 new.top = OptV(present, var)
                 set_src(new)
             else:
-                set_src(BagV(counts))
+                set_src(BagV(counts, ("delta", src, -1)))
             dst, set_dst = self.place_get(s.dst)
             set_dst(self._add(dst, dst_t.elem, self.key(dst_t.elem, card), s.dst_end))
             return
