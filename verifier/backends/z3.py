@@ -57,19 +57,16 @@ class PileV:
 
 
 def zone_size(v):
-    """How many cards a bag or pile holds: the sum of its counts, or the term that says it the
-    way the zone was made (an if-then-else of the sizes of the zones a merge chose between, a
-    zone's size plus the cards a move added): the same number where the step is alive."""
+    """How many cards a bag or pile holds: the sum of its counts; for a merge of two zones (a
+    branch, a player's index: merge()), the if-then-else of their sizes, so that the size of a
+    hand at a player held in a variable is one of the terms that are the players' hand sizes."""
     if isinstance(v, SeqPileV):
         return v.size
     size = v.size
     if size is None:
         size = SUM(v.counts)
-    elif type(size) is tuple:
-        if size[0] == "ite":
-            size = ITE(size[1], zone_size(size[2]), zone_size(size[3]))
-        else:
-            size = zone_size(size[1]) + size[2]
+    elif type(size) is tuple:  # ("ite", c, a, b), from merge()
+        size = ITE(size[1], zone_size(size[2]), zone_size(size[3]))
     v.size = size
     return size
 
@@ -1679,13 +1676,13 @@ class Ctx:
         else:
             counts = [x + ITE(EQ(card_key, i), count, 0) for i, x in enumerate(counts)]
         if isinstance(zone, BagV):
-            return BagV(counts, ("delta", zone, count))
+            return BagV(counts)
         positive = count > 0 if isinstance(count, z3.ExprRef) else count > 0
         if end == "top":
             top = OptV(OR(zone.top.some, positive), ITE(positive, card_key, zone.top.val))
         else:
             top = OptV(OR(zone.top.some, positive), ITE(zone.top.some, zone.top.val, card_key))
-        return PileV(counts, top, ("delta", zone, count))
+        return PileV(counts, top)
 
     def _event(self, kind: str, zone_name: str, pile: PileV, t: Type):
         """A fresh choice of the card on top (or at the bottom) of a pile among those it holds."""
@@ -1730,7 +1727,7 @@ class Ctx:
             else:
                 counts = [x - o for x, o in zip(counts, self.indicators(src_t.elem, k, len(counts)))]
             if isinstance(src, PileV):
-                new = PileV(counts, src.top, ("delta", src, -1))
+                new = PileV(counts, src.top)
                 var, present = self._event("top", self.zone_name(s.src), new, src_t.elem)
                 was_top = AND(src.top.some, EQ(src.top.val, k))
                 if s.src_end == "top":  # the topmost copy goes: the top changes only when it was this card
@@ -1738,7 +1735,7 @@ class Ctx:
                 new.top = OptV(present, var)
                 set_src(new)
             else:
-                set_src(BagV(counts, ("delta", src, -1)))
+                set_src(BagV(counts))
             dst, set_dst = self.place_get(s.dst)
             set_dst(self._add(dst, dst_t.elem, self.key(dst_t.elem, card), s.dst_end))
             return
