@@ -873,7 +873,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
             moves = [m for m in moves if m[0] in shunned]
         return bool(step_among(g, moves))
 
-    def nearest(g: Game, moves: list) -> list:
+    def nearest(g: Game, moves: list) -> tuple[list, float | None]:
         """(the moves, their distance): the moves (at most MOVES_WEIGHED of them, drawn at random)
         whose next state is nearest the goal whose turn it is; a move that steps into an undecided
         point is not among them (it is found there when a goal holds the point), nor one that

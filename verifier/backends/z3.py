@@ -65,8 +65,9 @@ def zone_size(v):
     size = v.size
     if size is None:
         size = SUM(v.counts)
-    elif type(size) is tuple:  # ("ite", c, a, b), from merge()
-        size = ITE(size[1], zone_size(size[2]), zone_size(size[3]))
+    elif type(size) is tuple:  # (c, a, b): merge(c, a, b) made it
+        c, a, b = size
+        size = ITE(c, zone_size(a), zone_size(b))
     v.size = size
     return size
 
@@ -321,9 +322,9 @@ def merge(c, a, b):
     if isinstance(a, SeqPileV):
         return SeqPileV([ITE(c, x, y) for x, y in zip(a.items, b.items)], ITE(c, a.size, b.size), a.kinds)
     if isinstance(a, PileV):
-        return PileV([ITE(c, x, y) for x, y in zip(a.counts, b.counts)], merge(c, a.top, b.top), ("ite", c, a, b))
+        return PileV([ITE(c, x, y) for x, y in zip(a.counts, b.counts)], merge(c, a.top, b.top), (c, a, b))
     if isinstance(a, BagV):
-        return BagV([ITE(c, x, y) for x, y in zip(a.counts, b.counts)], ("ite", c, a, b))
+        return BagV([ITE(c, x, y) for x, y in zip(a.counts, b.counts)], (c, a, b))
     if isinstance(a, SetV):
         return SetV([ITE(c, x, y) for x, y in zip(a.bits, b.bits)])
     if isinstance(a, SeqV):
