@@ -492,12 +492,12 @@ class Verifier:
         """Which of an action's conditions (conds_of(step) -> [(label, term)]) some state the
         assumptions allow can meet: [] when each is refuted. All at once first, briefly (QUICK_MS,
         as the induction's question of all invariants at once: de.rules' card comparison with 4
-        players was settled so in 2 to 4 s, and its one-at-a-time questions after a 2 s try took
+        players took a little more than 2 s so, and its one-at-a-time questions after a 2 s try
         about 14 s); then one at a time, and where that does not settle a label (briefly, when the
-        step can be split)
-        each condition once per value of the action's player parameters, remembering across the
-        conditions and cases what needed splitting (settle's hard: the cases are the same step
-        with other values; sharing was measured faster on Wizard Extreme, 128 s against 109 s).
+        step can be split) each condition once per value of the action's player parameters,
+        remembering across the conditions and cases what needed splitting (settle's hard: the
+        cases are the same step with other values; sharing was measured faster on Wizard Extreme,
+        128 s against 109 s).
         What stays open (sat or unknown) is returned by label. (The open conditions of a case all at
         once, before each alone, was measured 6 times slower: their disjunction is much harder than
         each.)

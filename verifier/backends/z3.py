@@ -1220,8 +1220,6 @@ class Ctx:
         t0 = e.args[0].type if e.args else None
         if name == "size":
             v = args[0]
-            if isinstance(v, SeqPileV):
-                return v.size
             if isinstance(v, ZONES):
                 return zone_size(v)
             if isinstance(v, SetV):
