@@ -685,6 +685,33 @@ def test_start_games_a_proof_puts_out_of_the_goal_s_reach_are_left():
     assert one.found == two.found and one.moves == two.moves
 
 
+def test_a_goal_none_of_whose_first_questions_rules_a_game_out_is_not_asked_again(monkeypatch):
+    # Nothing proved about the cap: every start game may reach the top, whatever its cap. After
+    # _Pinned.FRUITLESS questions (one per cap asked about) that ruled no game out, the games of
+    # the other caps are kept without a question (before: one question per cap, 7 after the
+    # first). With the cap proved, the proof still rules out every game below the top (the test
+    # above): its first question rules one out.
+    import z3
+
+    from verifier.verify import _Pinned
+
+    spec = compile_text(DEAL)
+    cap = [v.name for v in spec.state].index("cap")
+    plain = Verifier(spec, 2, explore=0)
+    plain.build()
+    plain.prove_invariants()
+    viable = plain.viable()
+    prog = Program(spec, 2)
+    games = [prog.start(f"s0/0/{k}") for k in range(40)]
+    assert len({g.S[cap] for g in games}) > _Pinned.FRUITLESS + 1
+    assert viable("summit", games[0].S, games[0].P)  # the solver built, the first question asked
+    asked = []
+    check = z3.Solver.check
+    monkeypatch.setattr(z3.Solver, "check", lambda self, *a: asked.append(a) or check(self, *a))
+    assert all(viable("summit", g.S, g.P) for g in games)
+    assert len(asked) == _Pinned.FRUITLESS - 1
+
+
 def test_a_pause_hands_the_goals_left_to_the_caller_and_the_search_goes_on_for_the_rest():
     from verifier.explore import Found, Goal
 
