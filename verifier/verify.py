@@ -628,12 +628,17 @@ class Verifier:
         # induction: drop what some action breaks, until the rest is preserved by every action
         self.cti: dict[str, tuple] = {}
         changed = True
+        kept: dict = {}  # action -> the candidates it was last found to preserve, none dropped
         while changed and candidates:
             changed = False
             for a in self.spec.actions:
                 if not candidates:
                     break
+                if kept.get(a.name) == candidates:
+                    continue  # the same question as in the last round: the same answer
                 failed, timed_out = self.preserved(a, candidates)
+                if not failed and not timed_out:
+                    kept[a.name] = set(candidates)
                 for name, why in timed_out.items():
                     candidates.discard(name)
                     unknown[name] = why
@@ -1273,11 +1278,14 @@ class Verifier:
         weed(lambda *f: self.ask(None, self.init.alive, *f),
              {n: f(init_trig, 0, self.init.state, init_trig) for n, f in cands.items()}, lambda names: list(itc))
         changed = True
+        kept: dict = {}  # action -> the candidates it was last found to keep, none dropped
         while changed and alive:
             changed = False
             for a in self.spec.actions:
                 if not alive:
                     break
+                if kept.get(a.name) == set(alive):
+                    continue  # the same question as in the last round: the same answer
                 st = self.steps[a.name]
                 trig_post, tf2, tc2 = self.value(p.trigger, st.state, tag=f"mon.{p.name}.post.{a.name}")
                 act2 = OR(active, trig_post)
@@ -1288,6 +1296,8 @@ class Verifier:
                 weed(lambda *f: self.ask(a, *f), after,
                      lambda names: base + [cands[n](active, count, self.pre, trig_pre) for n in names])
                 changed = changed or set(alive) != before
+                if set(alive) == before:
+                    kept[a.name] = before
         s = self.solver()
         s.add(*self.assumptions(self.assumed), *tc, *[f(active, count, self.pre, trig_pre) for f in alive.values()],
               NOT(goal(active, count, self.pre)))
