@@ -1284,20 +1284,21 @@ class Verifier:
             for a in self.spec.actions:
                 if not alive:
                     break
-                if kept.get(a.name) == set(alive):
+                before = set(alive)
+                if kept.get(a.name) == before:
                     continue  # the same question as in the last round: the same answer
                 st = self.steps[a.name]
                 trig_post, tf2, tc2 = self.value(p.trigger, st.state, tag=f"mon.{p.name}.post.{a.name}")
                 act2 = OR(active, trig_post)
                 cnt2 = z3.If(active, count + 1, count) if a.name == p.action else count
-                before = set(alive)
                 after = {n: f(act2, cnt2, st.state, trig_post) for n, f in alive.items()}
                 base = [*self.assumptions(self.assumed), st.alive, *tc, *tc2]
                 weed(lambda *f: self.ask(a, *f), after,
                      lambda names: base + [cands[n](active, count, self.pre, trig_pre) for n in names])
-                changed = changed or set(alive) != before
                 if set(alive) == before:
                     kept[a.name] = before
+                else:
+                    changed = True
         s = self.solver()
         s.add(*self.assumptions(self.assumed), *tc, *[f(active, count, self.pre, trig_pre) for f in alive.values()],
               NOT(goal(active, count, self.pre)))
