@@ -577,6 +577,61 @@ def test_an_invariant_hard_alone_for_one_action_is_split_at_once_for_the_next():
         assert fresh.preserved(pass_turn, names - set(broken)) == ([], {})
         assert fresh.asked == ["pass_turn"]
 
+    # with another player count, what this count found hard alone for cast_spell is split at once
+    # there: no question of the whole step, the same answers
+    for text, broken in ((SPELLS.replace(" GUARD", "").replace(" RANK", ""), []),
+                         (SPELLS.replace(" and cast[p] == 0 GUARD", "").replace(" RANK", ""), ["one_spell_each"])):
+        spec = compile_text(text)
+        cast = next(a for a in spec.actions if a.name == "cast_spell")
+        names = {p.name for p in spec.properties if p.kind == "invariant"}
+        first = _WholeStepTimesOut(spec, 3, 2, 20, 0)
+        first.build()
+        first.cti, first.asked = {}, []
+        assert first.preserved(cast, names) == (broken, {})
+        touched = {p.name for p in first.invariants if not first.untouched(cast, p)}
+        assert first.hard_alone_at == {"cast_spell": touched}
+        later = _WholeStepTimesOut(spec, 2, 2, 20, 0, hard_before=first.hard_alone_at)
+        later.build()
+        later.cti, later.asked = {}, []
+        assert sorted(later.preserved(cast, names)[0]) == sorted(broken) and later.asked == []
+        assert later._hard_alone == touched and later.hard_alone_at == {"cast_spell": touched}
+
+
+class _LearnsHard(Verifier):
+    """A verifier that notes, per player count, what it was told was hard (hard_before), and finds
+    `plays_bounded` hard alone for cast_spell (as _WholeStepTimesOut would, without the time)."""
+
+    log = None  # a file: one line per run, appended (the runs may be other processes)
+
+    def run(self, progress=None):
+        with open(self.log, "a") as fh:
+            fh.write(json.dumps([self.n, {a: sorted(ns) for a, ns in self.hard_before.items()}]) + "\n")
+        self.hard_alone_at = {"cast_spell": {f"plays_bounded_{self.n}"}}
+        return super().run(progress)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_player_count_started_after_another_splits_what_that_one_found_hard(tmp_path, monkeypatch, jobs):
+    import multiprocessing
+
+    if jobs != "1" and multiprocessing.get_start_method() != "fork":
+        pytest.skip("the worker processes see the test's verifier only when forked")
+    good = tmp_path / "good.rules"
+    good.write_text(SPELLS.replace(" GUARD", "").replace(" RANK", "").replace("players 2..3", "players 2..4")
+                    .replace("3 of s", "4 of s").replace("total(s) == 3", "total(s) == 4"))  # 2 spells each
+    monkeypatch.setattr(_LearnsHard, "log", str(tmp_path / "log"))
+    monkeypatch.setattr("verifier.verify.Verifier", _LearnsHard)
+    r = run_cli("verify", str(good), "--depth", "1", "--games", "2", "--explore", "0", "--jobs", jobs, "--json")
+    assert r.code == 0, r
+    told = dict(json.loads(line) for line in (tmp_path / "log").read_text().splitlines())
+    if jobs == "1":  # 2, 3 and 4 players in turn: each after all before it
+        assert told == {2: {}, 3: {"cast_spell": ["plays_bounded_2"]},
+                        4: {"cast_spell": ["plays_bounded_2", "plays_bounded_3"]}}
+    else:  # 4 and 3 players at once, then 2 with what those done by then found
+        assert told[4] == told[3] == {} and told[2] in ({"cast_spell": ["plays_bounded_3"]},
+                                                         {"cast_spell": ["plays_bounded_4"]},
+                                                         {"cast_spell": ["plays_bounded_3", "plays_bounded_4"]})
+
 
 class _StepTooHard(Verifier):
     """A verifier for which every question that carries an action's step is too hard."""

@@ -257,9 +257,11 @@ def cmd_docs(args) -> int:
 
 # ---- verify --------------------------------------------------------------------------------
 
-def _verify_one(path: str, n: int, depth: int, timeout: float, games: int, explore: int, answers_file=None):
-    """One spec at one player count (run in a worker process): its results, seconds and the
-    use of the store of answers (reused, asked, added)."""
+def _verify_one(path: str, n: int, depth: int, timeout: float, games: int, explore: int, answers_file=None,
+                hard_before=None):
+    """One spec at one player count (run in a worker process): its results, seconds, the use of
+    the store of answers (reused, asked, added) and what its induction found hard alone
+    (Verifier.hard_alone_at, for the next player counts: hard_before)."""
     import time
 
     from .answers import Answers
@@ -268,8 +270,15 @@ def _verify_one(path: str, n: int, depth: int, timeout: float, games: int, explo
     t0 = time.perf_counter()
     spec, _warnings = load_spec(path)
     answers = Answers(answers_file) if answers_file else None
-    results = Verifier(spec, n, depth, timeout, games, explore, answers).run()
-    return results, time.perf_counter() - t0, answers.counts() if answers else (0, 0, 0)
+    v = Verifier(spec, n, depth, timeout, games, explore, answers, hard_before)
+    results = v.run()
+    return results, time.perf_counter() - t0, answers.counts() if answers else (0, 0, 0), v.hard_alone_at
+
+
+def _learn(hard: dict, found: dict) -> None:
+    """Add what one player count's induction found hard alone (action -> invariants) to a spec's."""
+    for action, names in found.items():
+        hard.setdefault(action, set()).update(names)
 
 
 def cmd_verify(args) -> int:
@@ -297,6 +306,9 @@ def cmd_verify(args) -> int:
         from .answers import open_answers
         answers = open_answers(args.answers)
     done: dict = {}
+    # what one player count's induction found hard alone, per spec: a count started after it splits
+    # those invariants into cases at once for the same actions (Verifier.hard_before)
+    hard: dict = {path: {} for path, _spec, _counts in loaded}
     if jobs <= 1:
         for path, spec, counts in loaded:
             for n in counts:
@@ -309,20 +321,36 @@ def cmd_verify(args) -> int:
                         ticks[0] += 1
                         bar(ticks[0])
                     before = answers.counts() if answers else (0, 0, 0)
-                    results = Verifier(spec, n, args.depth, args.timeout, games, explore, answers).run(tick)
+                    v = Verifier(spec, n, args.depth, args.timeout, games, explore, answers, hard[path])
+                    results = v.run(tick)
+                    _learn(hard[path], v.hard_alone_at)
                     after = answers.counts() if answers else (0, 0, 0)
                     done[(path, n)] = (results, time.perf_counter() - t0,
                                        tuple(b - a for a, b in zip(before, after)))
     else:
-        # each (spec, player count) in its own process; Z3 uses one processor per query
+        # each (spec, player count) in its own process; Z3 uses one processor per query. A run is
+        # started when a process is free, with what the runs done by then found hard (above).
         with progress_bar(len(tasks), f"verify ({jobs} at once)") as bar, \
                 concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = {pool.submit(_verify_one, path, n, args.depth, args.timeout, games, explore,
-                                   args.answers): (path, n)
-                       for path, n in tasks}
-            for k, fut in enumerate(concurrent.futures.as_completed(futures), 1):
-                done[futures[fut]] = fut.result()
-                bar(k)
+            waiting = list(tasks)
+            running: dict = {}
+
+            def start():
+                path, n = waiting.pop(0)
+                running[pool.submit(_verify_one, path, n, args.depth, args.timeout, games, explore,
+                                    args.answers, {a: sorted(ns) for a, ns in hard[path].items()})] = (path, n)
+            while waiting and len(running) < jobs:
+                start()
+            while running:
+                finished, _pending = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+                for fut in finished:
+                    task = running.pop(fut)
+                    results, seconds, used, found = fut.result()
+                    done[task] = (results, seconds, used)
+                    _learn(hard[task[0]], found)
+                    bar(len(done))
+                    if waiting:
+                        start()
     wall = time.perf_counter() - started
     runs = []
     for path, spec, counts in loaded:
