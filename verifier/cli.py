@@ -110,7 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "finds is replayed and real, finding nothing proves nothing (default 400,000; 0: none)")
     v.add_argument("--jobs", type=_positive, metavar="J",
                    help="player counts (and specs) verified at once, each in its own process (default: the "
-                        "number of processors)")
+                        "number of processors); a count started after others splits at once the questions they "
+                        "found hard")
     v.add_argument("--answers", metavar="FILE",
                    help="keep the solver's unsat answers in FILE (SQLite, created when missing) and take them "
                         "from there: a run that was stopped, or one after a change that leaves most questions "
