@@ -1,10 +1,13 @@
 """Time `rulespec verify` of a spec for each player count: seconds and status counts.
 
-usage: python benchmarks/verify_bench.py [SPEC] [--players 3,4,5] [--jobs J] [--depth K]
+usage: python benchmarks/verify_bench.py [SPEC] [--players 3,4,5] [--jobs J] [--whole] [--depth K]
                                          [--timeout S] [--games G] [--explore M] [--out DIR]
 
 Each player count runs as its own `rulespec verify SPEC --players N --json` process (at most J at
-once; J = 1 measures one core per count), timed from start to exit. Prints per player count the
+once; J = 1 measures one core per count), timed from start to exit. With --whole, the run is the
+one a user starts: one `rulespec verify SPEC --jobs J --json` process for every player count of the spec
+(its worker processes' CPU counted; --players N for one count), where a count started after others takes what they found hard; the
+seconds per count are those the command reports. Prints per player count the
 wall seconds and the CPU seconds of its process (the whole run's CPU seconds over J are the least
 wall time J cores could give it), the count of each status, and the properties that are not
 proved (with their status and the first words of why); the whole JSON answers go to DIR (default
@@ -53,11 +56,51 @@ def run_one(spec: str, n: int, args) -> tuple[int, float, dict, str]:
     return n, seconds, cpu, doc, ""
 
 
+def run_whole(spec: str, counts: list[int], args) -> tuple[float, float, dict, str]:
+    """One `rulespec verify` process for all the counts: (wall s, CPU s of it and its workers,
+    the JSON document or {}, the end of stderr)."""
+    one = ["--players", str(counts[0])] if len(counts) == 1 else []  # else every count of the spec
+    cmd = [sys.executable, "-m", "verifier", "verify", spec, *one, "--json", "--jobs", str(max(1, args.jobs)), "--depth", str(args.depth), "--timeout", f"{args.timeout:g}",
+           "--games", str(args.games)]
+    if args.explore is not None:
+        cmd += ["--explore", str(args.explore)]
+    t0 = time.perf_counter()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=err)
+        _pid, _status, usage = os.wait4(proc.pid, 0)  # with the worker processes it waited for
+        seconds = time.perf_counter() - t0
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(), err.read().decode()
+    try:
+        doc = json.loads(stdout)
+    except json.JSONDecodeError:
+        return seconds, usage.ru_utime + usage.ru_stime, {}, stderr[-2000:]
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "verify_whole.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+    return seconds, usage.ru_utime + usage.ru_stime, doc, ""
+
+
+def report(n, doc, seconds: float, cpu: float | None) -> None:
+    rs = [r for s in doc.get("specs", []) for r in s["results"] if n is None or r["players"] == n]
+    by = collections.Counter(r["status"] for r in rs)
+    shown = ", ".join(f"{k} {v}" for k, v in sorted(by.items()))
+    print(f"{n} players: {seconds:7.1f} s" + (f" ({cpu:.1f} s CPU)" if cpu is not None else "")
+          + f"  {len(rs)} results: {shown}")
+    for r in rs:
+        expected = r["status"] == "violated" and r.get("expected_violation")
+        if r["status"] not in GOOD and not expected:
+            print(f"    {r['status']:9} {r['property']}: {r['message'][:160]}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("spec", nargs="?", default="spec/sieben_weisen/de.rules")
     ap.add_argument("--players", default="3,4,5")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--whole", action="store_true",
+                    help="one `rulespec verify` process for all the counts, as a user runs it")
     ap.add_argument("--depth", type=int, default=8)
     ap.add_argument("--timeout", type=float, default=30)
     ap.add_argument("--games", type=int, default=100)
@@ -65,6 +108,19 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "verify_bench"))
     args = ap.parse_args(argv)
     counts = [int(x) for x in args.players.split(",")]
+    if args.whole:
+        seconds, cpu, doc, err = run_whole(args.spec, counts, args)
+        print(f"rulespec verify {args.spec} --jobs {args.jobs} (depth {args.depth}, timeout {args.timeout:g} s, "
+              f"{args.games} games; load average {os.getloadavg()[0]:.1f})")
+        if not doc:
+            print(f"FAILED after {seconds:.1f} s: {err}")
+            return 1
+        per = doc["specs"][0].get("players", {}) if doc.get("specs") else {}
+        for n in sorted(per, key=int):
+            report(int(n), doc, per[n], None)
+        print(f"the whole run: {seconds:.1f} s wall, {cpu:.1f} s CPU (at best {cpu / max(1, args.jobs):.1f} s wall "
+              f"on {args.jobs} cores)")
+        return 0
     t0 = time.perf_counter()
     # the largest player counts first, as `rulespec verify` runs them (they take longest)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
@@ -76,14 +132,7 @@ def main(argv=None) -> int:
         if not doc:
             print(f"{n} players: {seconds:7.1f} s  FAILED: {err}")
             continue
-        rs = [r for s in doc.get("specs", []) for r in s["results"]]
-        by = collections.Counter(r["status"] for r in rs)
-        shown = ", ".join(f"{k} {v}" for k, v in sorted(by.items()))
-        print(f"{n} players: {seconds:7.1f} s ({cpu:.1f} s CPU)  {len(rs)} results: {shown}")
-        for r in rs:
-            expected = r["status"] == "violated" and r.get("expected_violation")
-            if r["status"] not in GOOD and not expected:
-                print(f"    {r['status']:9} {r['property']}: {r['message'][:160]}")
+        report(n, doc, seconds, cpu)
     cpu = sum(r[2] for r in results)
     print(f"all player counts: {total:.1f} s wall, {cpu:.1f} s CPU (at best {cpu / max(1, args.jobs):.1f} s wall "
           f"on {args.jobs} cores, and no less than the longest count)")
