@@ -656,6 +656,25 @@ def test_a_fault_the_guard_rules_out_is_refuted_without_the_step():
     assert r.status == "proved", r.message
 
 
+def test_a_brief_try_is_bounded_by_the_solvers_resource_count(monkeypatch, tmp_path):
+    # a brief try ends where Z3's resource count reaches its share, not on the clock: the same
+    # questions are left for splitting whatever the machine's load. With a share too small for any
+    # work, a question the run's own limit answers is not settled briefly, and the store of answers
+    # keeps that brief try like one that timed out
+    from verifier.answers import Answers
+
+    v = Verifier(compile_text(SPELLS.replace(" GUARD", "").replace(" RANK", "")), 2, 2, 20, 0,
+                 answers=Answers(tmp_path / "a.db"))
+    v.build()
+    x = [z3.Int(f"x{i}") for i in range(6)]
+    facts = [z3.Sum([a * a for a in x]) == 91, *[a >= 1 for a in x]]
+    assert v.check(facts)[0] == z3.sat
+    monkeypatch.setattr(Verifier, "RLIMIT_PER_MS", 0.01)  # 40 units for a 4 s try
+    r, _m, why = v.check(facts, timeout_ms=v.QUICK_MS)
+    assert r == z3.unknown and "resource" in why, why
+    assert v.check(facts, timeout_ms=v.QUICK_MS) == (z3.unknown, None, f"timeout (a brief try of {v.QUICK_MS} ms, "
+                                                                        "as in an earlier run)")
+
 def test_the_term_builders_make_the_terms_z3py_makes():
     from verifier.backends.z3 import AND, ITE, NOT, OR, _same, concrete, is_false, is_true
     x, y = z3.Bools("x y")

@@ -391,7 +391,7 @@ class Verifier:
         t0 = time.perf_counter()
         s = self.solver()
         if timeout_ms is not None:
-            s.set("timeout", ms)
+            self._limit(s, ms)
         assert_all(s, facts)
         r = s.check()
         why = s.reason_unknown() if r == z3.unknown else ""
@@ -409,7 +409,7 @@ class Verifier:
         s = solvers.get(tag)
         if s is None:
             s = solvers[tag] = self.solver()
-            s.set("timeout", ms)
+            self._limit(s, ms)
             assert_all(s, base)
         t0 = time.perf_counter()
         s.push()
@@ -419,6 +419,20 @@ class Verifier:
         s.pop()
         self._remember(key, r, why, ms, time.perf_counter() - t0)
         return r
+
+    RLIMIT_PER_MS = 7500  # a brief try's share of Z3's resource count, per millisecond of its time
+
+    def _limit(self, s: z3.Solver, ms: int) -> None:
+        """Bound a question to ms milliseconds; a brief try (shorter than the run's limit) by Z3's
+        resource count instead, ms * RLIMIT_PER_MS, with twice ms on the clock as a backstop: the
+        questions a brief try leaves for splitting are then the same whatever the machine's load
+        (de.rules: the questions answered within 4 s took at most 19.4 million, those that time
+        out 21 to 80 million in their 4 s, at 5 to 20 million a second)."""
+        if ms < self.timeout_ms:
+            s.set("rlimit", max(1, int(ms * self.RLIMIT_PER_MS)))
+            s.set("timeout", min(2 * ms, self.timeout_ms))
+        else:
+            s.set("timeout", ms)
 
     def _recall(self, facts: list, ms: int) -> tuple:
         """(key or None, what the store of answers says of the question asked within ms: "unsat",
@@ -435,7 +449,7 @@ class Verifier:
             return
         if r == z3.unsat:
             self.answers.add(key, seconds)
-        elif r == z3.unknown and ms < self.timeout_ms and any(w in why for w in ("timeout", "canceled")):
+        elif r == z3.unknown and ms < self.timeout_ms and any(w in why for w in ("timeout", "canceled", "resource")):
             self.answers.add_brief(key, ms)
 
     def splits(self, st: StepResult, a: ir.Action | None) -> tuple[list, list]:
