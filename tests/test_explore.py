@@ -7,6 +7,7 @@ import random
 from dataclasses import replace
 
 import pytest
+import z3
 
 from verifier import ir
 from verifier.backends.interpreter import Program
@@ -711,6 +712,27 @@ def test_a_goal_none_of_whose_first_questions_rules_a_game_out_is_not_asked_agai
     assert all(viable("summit", g.S, g.P) for g in games)
     assert len(asked) == _Pinned.FRUITLESS - 1
 
+
+def test_a_start_game_question_is_bounded_by_the_solvers_resource_count(monkeypatch):
+    # A start game's question stops at its share of Z3's resource count: a game it does not rule
+    # out in time is kept (as after a sat answer). The proof of the test above rules out every game
+    # below the top with the default share (each unsat answer is cheap), and none with a share too
+    # small for any work; the solver, shared with other questions, is left without the limit.
+    from verifier.verify import _Pinned
+
+    spec = compile_text(DEAL + 'invariant capped cite "R" "up": level <= cap\n')
+    cap = [v.name for v in spec.state].index("cap")
+    prog = Program(spec, 2)
+    games = [prog.start(f"s0/0/{k}") for k in range(12)]
+    assert any(g.S[cap] != 7 for g in games)
+    for share, ruled_out in ((_Pinned.RLIMIT, True), (1, False)):
+        monkeypatch.setattr(_Pinned, "RLIMIT", share)
+        v = Verifier(spec, 2, explore=0)
+        v.build()
+        assert v.prove_invariants() == {"capped"}
+        viable = v.viable()
+        assert [viable("summit", g.S, g.P) for g in games] == [g.S[cap] == 7 or not ruled_out for g in games]
+        assert v.allowed(True) == z3.sat  # the shared solver: no limit left on it
 
 def test_a_pause_hands_the_goals_left_to_the_caller_and_the_search_goes_on_for_the_rest():
     from verifier.explore import Found, Goal
