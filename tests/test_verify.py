@@ -553,46 +553,36 @@ class _WholeStepTimesOut(Verifier):
         return super().ask(a, *facts, timeout_ms=timeout_ms)
 
 
+def _timing_out(spec, players: int, **options) -> "_WholeStepTimesOut":
+    v = _WholeStepTimesOut(spec, players, 2, 20, 0, **options)
+    v.build()
+    v.cti, v.asked = {}, []
+    return v
+
+
 def test_an_invariant_hard_alone_for_one_action_is_split_at_once_for_the_next():
     for text, broken in ((SPELLS.replace(" GUARD", "").replace(" RANK", ""), []),
                          (SPELLS.replace(" and cast[p] == 0 GUARD", "").replace(" RANK", ""), ["one_spell_each"])):
         spec = compile_text(text)
         cast, pass_turn = (next(a for a in spec.actions if a.name == n) for n in ("cast_spell", "pass_turn"))
         names = {p.name for p in spec.properties if p.kind == "invariant"}
-        v = _WholeStepTimesOut(spec, 3, 2, 20, 0)
-        v.build()
-        v.cti, v.asked = {}, []
+        v = _timing_out(spec, 3)
         # cast_spell first: all at once, then each invariant alone, time out; the cases settle them
         assert v.preserved(cast, names) == (broken, {})
         touched = {p.name for p in v.invariants if not v.untouched(cast, p)}
         assert v._hard_alone == touched and "plays_bounded" in touched
         assert v.asked == ["cast_spell"] * (1 + len(touched))
+        assert v.hard_alone_at == {"cast_spell": touched}
         # pass_turn touches only plays_bounded, hard alone before: split at once, never asked whole
         v.asked = []
         assert v.preserved(pass_turn, names - set(broken)) == ([], {})
         assert v.asked == []
-        fresh = _WholeStepTimesOut(spec, 3, 2, 20, 0)
-        fresh.build()
-        fresh.cti, fresh.asked = {}, []
+        fresh = _timing_out(spec, 3)
         assert fresh.preserved(pass_turn, names - set(broken)) == ([], {})
         assert fresh.asked == ["pass_turn"]
-
-    # with another player count, what this count found hard alone for cast_spell is split at once
-    # there: no question of the whole step, the same answers
-    for text, broken in ((SPELLS.replace(" GUARD", "").replace(" RANK", ""), []),
-                         (SPELLS.replace(" and cast[p] == 0 GUARD", "").replace(" RANK", ""), ["one_spell_each"])):
-        spec = compile_text(text)
-        cast = next(a for a in spec.actions if a.name == "cast_spell")
-        names = {p.name for p in spec.properties if p.kind == "invariant"}
-        first = _WholeStepTimesOut(spec, 3, 2, 20, 0)
-        first.build()
-        first.cti, first.asked = {}, []
-        assert first.preserved(cast, names) == (broken, {})
-        touched = {p.name for p in first.invariants if not first.untouched(cast, p)}
-        assert first.hard_alone_at == {"cast_spell": touched}
-        later = _WholeStepTimesOut(spec, 2, 2, 20, 0, hard_before=first.hard_alone_at)
-        later.build()
-        later.cti, later.asked = {}, []
+        # with another player count, what this one found hard alone for cast_spell is split at once
+        # there: no question of the whole step, the same answers
+        later = _timing_out(spec, 2, hard_before=v.hard_alone_at)
         assert sorted(later.preserved(cast, names)[0]) == sorted(broken) and later.asked == []
         assert later._hard_alone == touched and later.hard_alone_at == {"cast_spell": touched}
 
