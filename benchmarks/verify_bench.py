@@ -5,13 +5,13 @@ usage: python benchmarks/verify_bench.py [SPEC] [--players 3,4,5] [--jobs J] [--
 
 Each player count runs as its own `rulespec verify SPEC --players N --json` process (at most J at
 once; J = 1 measures one core per count), timed from start to exit. With --whole, the run is the
-one a user starts: one `rulespec verify SPEC --jobs J --json` process for every player count of the spec
-(its worker processes' CPU counted; --players N for one count), where a count started after others takes what they found hard; the
-seconds per count are those the command reports. Prints per player count the
-wall seconds and the CPU seconds of its process (the whole run's CPU seconds over J are the least
-wall time J cores could give it), the count of each status, and the properties that are not
-proved (with their status and the first words of why); the whole JSON answers go to DIR (default
-build/verify_bench).
+one a user starts: one `rulespec verify SPEC --jobs J --json` process for every player count of
+the spec (--players N: that count alone), its worker processes' CPU counted, where a count started
+after others takes what they found hard; the seconds per count are those the command reports.
+Prints per player count the wall seconds and the CPU seconds of its process (the whole run's CPU
+seconds over J are the least wall time J cores could give it), the count of each status, and the
+properties that are not proved (with their status and the first words of why); the whole JSON
+answers go to DIR (default build/verify_bench).
 Shared machines drift by up to 1.5x between runs: measure twice and give both.
 """
 
@@ -60,8 +60,8 @@ def run_whole(spec: str, counts: list[int], args) -> tuple[float, float, dict, s
     """One `rulespec verify` process for all the counts: (wall s, CPU s of it and its workers,
     the JSON document or {}, the end of stderr)."""
     one = ["--players", str(counts[0])] if len(counts) == 1 else []  # else every count of the spec
-    cmd = [sys.executable, "-m", "verifier", "verify", spec, *one, "--json", "--jobs", str(max(1, args.jobs)), "--depth", str(args.depth), "--timeout", f"{args.timeout:g}",
-           "--games", str(args.games)]
+    cmd = [sys.executable, "-m", "verifier", "verify", spec, *one, "--json", "--jobs", str(max(1, args.jobs)),
+           "--depth", str(args.depth), "--timeout", f"{args.timeout:g}", "--games", str(args.games)]
     if args.explore is not None:
         cmd += ["--explore", str(args.explore)]
     t0 = time.perf_counter()
@@ -82,8 +82,9 @@ def run_whole(spec: str, counts: list[int], args) -> tuple[float, float, dict, s
     return seconds, usage.ru_utime + usage.ru_stime, doc, ""
 
 
-def report(n, doc, seconds: float, cpu: float | None) -> None:
-    rs = [r for s in doc.get("specs", []) for r in s["results"] if n is None or r["players"] == n]
+def report(n: int, doc: dict, seconds: float, cpu: float | None) -> None:
+    """One player count's line (seconds, the status counts) and its results that are not good."""
+    rs = [r for s in doc.get("specs", []) for r in s["results"] if r["players"] == n]
     by = collections.Counter(r["status"] for r in rs)
     shown = ", ".join(f"{k} {v}" for k, v in sorted(by.items()))
     print(f"{n} players: {seconds:7.1f} s" + (f" ({cpu:.1f} s CPU)" if cpu is not None else "")
@@ -109,6 +110,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     counts = [int(x) for x in args.players.split(",")]
     if args.whole:
+        if len(counts) > 1 and args.players != ap.get_default("players"):
+            ap.error("--whole verifies every player count of the spec, or one with --players N")
         seconds, cpu, doc, err = run_whole(args.spec, counts, args)
         print(f"rulespec verify {args.spec} --jobs {args.jobs} (depth {args.depth}, timeout {args.timeout:g} s, "
               f"{args.games} games; load average {os.getloadavg()[0]:.1f})")
