@@ -31,16 +31,18 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOOD = {"proved", "reachable", "unreachable"}
 
 
-def run_one(spec: str, n: int, args) -> tuple[int, float, dict, str]:
-    cmd = [sys.executable, "-m", "verifier", "verify", spec, "--players", str(n), "--json",
-           "--depth", str(args.depth), "--timeout", f"{args.timeout:g}", "--games", str(args.games)]
+def _verify(options: list, args, saved: str) -> tuple[float, float, dict, str]:
+    """Run `rulespec verify` with these options and the run's own: (wall seconds, the CPU seconds
+    of its process and of the worker processes it waited for, its JSON document or {}, the end of
+    its stderr). The document is saved as DIR/saved."""
+    cmd = [sys.executable, "-m", "verifier", "verify", *options, "--json", "--depth", str(args.depth),
+           "--timeout", f"{args.timeout:g}", "--games", str(args.games)]
     if args.explore is not None:
         cmd += ["--explore", str(args.explore)]
     t0 = time.perf_counter()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=err)
-        _pid, _status, usage = os.wait4(proc.pid, 0)  # this child's own CPU time, not its siblings'
-        proc.returncode = os.waitstatus_to_exitcode(_status)
+        _pid, _status, usage = os.wait4(proc.pid, 0)  # this child's CPU time (with its own children's)
         seconds = time.perf_counter() - t0
         out.seek(0)
         err.seek(0)
@@ -49,37 +51,23 @@ def run_one(spec: str, n: int, args) -> tuple[int, float, dict, str]:
     try:
         doc = json.loads(stdout)
     except json.JSONDecodeError:
-        return n, seconds, cpu, {}, stderr[-2000:]
+        return seconds, cpu, {}, stderr[-2000:]
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, f"verify_{n}.json"), "w") as f:
+    with open(os.path.join(args.out, saved), "w") as f:
         json.dump(doc, f, indent=1)
-    return n, seconds, cpu, doc, ""
+    return seconds, cpu, doc, ""
+
+
+def run_one(spec: str, n: int, args) -> tuple[int, float, float, dict, str]:
+    """One player count in its own process: (n, and what _verify gives)."""
+    return (n, *_verify([spec, "--players", str(n)], args, f"verify_{n}.json"))
 
 
 def run_whole(spec: str, counts: list[int], args) -> tuple[float, float, dict, str]:
-    """One `rulespec verify` process for all the counts: (wall s, CPU s of it and its workers,
-    the JSON document or {}, the end of stderr)."""
-    one = ["--players", str(counts[0])] if len(counts) == 1 else []  # else every count of the spec
-    cmd = [sys.executable, "-m", "verifier", "verify", spec, *one, "--json", "--jobs", str(max(1, args.jobs)),
-           "--depth", str(args.depth), "--timeout", f"{args.timeout:g}", "--games", str(args.games)]
-    if args.explore is not None:
-        cmd += ["--explore", str(args.explore)]
-    t0 = time.perf_counter()
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=err)
-        _pid, _status, usage = os.wait4(proc.pid, 0)  # with the worker processes it waited for
-        seconds = time.perf_counter() - t0
-        out.seek(0)
-        err.seek(0)
-        stdout, stderr = out.read().decode(), err.read().decode()
-    try:
-        doc = json.loads(stdout)
-    except json.JSONDecodeError:
-        return seconds, usage.ru_utime + usage.ru_stime, {}, stderr[-2000:]
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "verify_whole.json"), "w") as f:
-        json.dump(doc, f, indent=1)
-    return seconds, usage.ru_utime + usage.ru_stime, doc, ""
+    """One `rulespec verify` process for every count of the spec (or the one count given), as a
+    user runs it: what _verify gives."""
+    one = ["--players", str(counts[0])] if len(counts) == 1 else []
+    return _verify([spec, *one, "--jobs", str(max(1, args.jobs))], args, "verify_whole.json")
 
 
 def report(n: int, doc: dict, seconds: float, cpu: float | None) -> None:
