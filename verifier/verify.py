@@ -2128,9 +2128,9 @@ def _same_value(t, prover, interp, enc) -> bool:
 
 
 def verify_spec(spec: ir.Spec, players: int, depth: int = 8, timeout: float = 30.0, progress=None,
-                games: int = 100, explore: int = EXPLORE, answers=None, hard_before: dict | None = None) -> list[Result]:
+                games: int = 100, explore: int = EXPLORE, answers=None) -> list[Result]:
     """Every property of a spec for one player count, with the statuses the module docstring defines."""
-    return Verifier(spec, players, depth, timeout, games, explore, answers, hard_before).run(progress)
+    return Verifier(spec, players, depth, timeout, games, explore, answers).run(progress)
 
 
 __all__ = ["Result", "Verifier", "verify_spec", "BagT", "PlayerT", "is_false", "concrete"]
