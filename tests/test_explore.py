@@ -562,6 +562,87 @@ reachable all_tied_both cite "R" "t": phase == counting and sum(i in 0..1:
     assert len(reached(0.0)) <= 2
 
 
+
+def test_a_costly_twin_remembers_its_answers_by_the_values_it_reads():
+    from verifier.explore import remembered
+
+    calls = []
+
+    def fn(S, P):
+        calls.append(list(S))
+        if S[0] < 0:
+            raise Gap(0)
+        return float(S[0] + S[2][0] + P[0])
+    d = remembered(fn, [0, 2])
+    assert d([1, 5, [2]], [3]) == 6.0 and len(calls) == 1
+    assert d([1, 9, [2]], [3]) == 6.0 and len(calls) == 1   # an unread slot changed: remembered
+    assert d([1, 5, [4]], [3]) == 8.0 and len(calls) == 2   # a read slot changed: judged
+    assert d([1, 5, [2]], [4]) == 7.0 and len(calls) == 3   # another game's parameters: judged
+    assert d([True, 5, [2]], [3]) == 6.0 and len(calls) == 4  # the same number of another type: judged
+    for _ in range(2):  # what raised is not kept
+        with pytest.raises(Gap):
+            d([-1, 5, [2]], [3])
+    assert len(calls) == 6
+    odd = object()  # a value marshal cannot write: judged every time
+    assert d([1, odd, [2, odd]], [3]) == d([1, odd, [2, odd]], [3]) == 6.0 and len(calls) == 8
+
+
+def test_remembering_the_costly_twin_changes_no_step_of_its_search(monkeypatch):
+    import verifier.explore as explore_module
+
+    spec = compile_text(TIES + '''
+/// Seven of the eight scores at the highest, at the count.
+reachable all_tied_both cite "R" "t": phase == counting and sum(i in 0..1:
+  count(p in Player where (if i == 0 then a[p] else b[p]) == max(q in Player: if i == 0 then a[q] else b[q]))) >= 7
+''')
+    runs = []
+    for size in (explore_module.REMEMBERED, 0):  # 0: each answer is forgotten at once
+        monkeypatch.setattr(explore_module, "REMEMBERED", size)
+        prog = Program(spec, 4)
+        goal = state_goal(prog, "both", _prop(spec, "all_tied_both").expr)
+        r = explore(prog, own_search(goal), "s1", 1_000, greedy=0.25)
+        runs.append((r.moves, r.restores, sorted((k, f.moves) for k, f in r.found.items())))
+    assert runs[0] == runs[1] and runs[0][2]  # the same search, and it found the goal
+
+
+def test_the_costly_twin_is_judged_once_per_values_of_what_it_reads(monkeypatch):
+    import verifier.explore as explore_module
+
+    spec = compile_text(TIES + '''
+/// Seven of the eight scores at the highest, at the count.
+reachable all_tied_both cite "R" "t": phase == counting and sum(i in 0..1:
+  count(p in Player where (if i == 0 then a[p] else b[p]) == max(q in Player: if i == 0 then a[q] else b[q]))) >= 7
+/// All four share the highest first score, at the count.
+reachable all_tied_late cite "R" "t": phase == counting and tied() >= 4
+''')
+    calls = [0]
+    real = explore_module.distance
+
+    def counted(*args, **kw):
+        fn = real(*args, **kw)
+
+        def dist(S, P):
+            calls[0] += 1
+            return fn(S, P)
+        return dist
+    monkeypatch.setattr(explore_module, "distance", counted)
+    prog = Program(spec, 4)
+    goal = state_goal(prog, "both", _prop(spec, "all_tied_both").expr)
+    game = prog.start("x")
+    turn = [v.name for v in spec.state].index("turn")
+    first = goal.summed(game.S, game.P)
+    game.S[turn] = 5  # a variable the goal does not read
+    assert goal.summed(game.S, game.P) == first and calls[0] == 1
+    game.S[[v.name for v in spec.state].index("a")][0] = 7  # one it reads
+    goal.summed(game.S, game.P)
+    assert calls[0] == 2
+    # a twin that is not costly is judged every time: its distance costs less than the key
+    cheap = state_goal(prog, "late", _prop(spec, "all_tied_late").expr)
+    assert not cheap.costly and cheap.summed is not None
+    cheap.summed(game.S, game.P)
+    cheap.summed(game.S, game.P)
+    assert calls[0] == 4
+
 # The tile dealt at the setup caps how high a game climbs: the top level is reachable only in the
 # games where the tile lies at the bottom of the stack (one in eight).
 DEAL = """
