@@ -180,6 +180,18 @@ def test_the_search_is_the_same_in_every_process():
     assert len(outs) == 1 and "summit" in outs.pop()
 
 
+def test_a_kept_state_s_digest_is_its_game_and_values():
+    from verifier.explore import _digest
+
+    S = [0, [1, 2], (3, None), True]
+    assert _digest(1, S) == _digest(1, [0, [1, 2], (3, None), True])  # equal values, other objects
+    others = [_digest(2, S), _digest(1, [0, [1, 2], (3, None), 1]), _digest(1, [0, [2, 1], (3, None), True]),
+              _digest(1, [0, [1, 2], [3, None], True])]
+    assert _digest(1, S) not in others and len(set(others)) == len(others)
+    odd = type("Odd", (), {"__repr__": lambda self: "odd"})()  # marshal cannot write it: the repr is digested
+    assert _digest(1, [odd]) == _digest(1, [odd]) != _digest(1, ["odd"])
+
+
 # Every clean-up deals a spell from the stock to each player; a spell cast lies on the table until
 # the clean-up puts it on the discard pile. Both piles empty needs every spell kept in hand for
 # four rounds: a random player casts one within a few moves, and the distance sees it only at the
