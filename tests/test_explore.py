@@ -586,17 +586,21 @@ def test_a_costly_twin_remembers_its_answers_by_the_values_it_reads():
             raise Gap(0)
         return float(S[0] + S[2][0] + P[0])
     d = remembered(fn, [0, 2])
-    assert d([1, 5, [2]], [3]) == 6.0 and len(calls) == 1
-    assert d([1, 9, [2]], [3]) == 6.0 and len(calls) == 1   # an unread slot changed: remembered
-    assert d([1, 5, [4]], [3]) == 8.0 and len(calls) == 2   # a read slot changed: judged
-    assert d([1, 5, [2]], [4]) == 7.0 and len(calls) == 3   # another game's parameters: judged
-    assert d([True, 5, [2]], [3]) == 6.0 and len(calls) == 4  # the same number of another type: judged
+    P, other = [3], [4]  # two games' parameters
+    assert d([1, 5, [2]], P) == 6.0 and len(calls) == 1
+    assert d([1, 9, [2]], P) == 6.0 and len(calls) == 1   # an unread slot changed: remembered
+    assert d([1, 5, [4]], P) == 8.0 and len(calls) == 2   # a read slot changed: judged
+    assert d([1, 5, [2]], other) == 7.0 and len(calls) == 3   # another game: judged
+    assert d([1, 5, [2]], other) == 7.0 and len(calls) == 3
+    assert d([True, 5, [2]], P) == 6.0 and len(calls) == 4  # the same number of another type: judged
     for _ in range(2):  # what raised is not kept
         with pytest.raises(Gap):
-            d([-1, 5, [2]], [3])
+            d([-1, 5, [2]], P)
     assert len(calls) == 6
     odd = object()  # a value marshal cannot write: judged every time
-    assert d([1, odd, [2, odd]], [3]) == d([1, odd, [2, odd]], [3]) == 6.0 and len(calls) == 8
+    assert d([1, odd, [2, odd]], P) == d([1, odd, [2, odd]], P) == 6.0 and len(calls) == 8
+    del other  # the memo keeps the game's parameters: a new list never takes their id
+    assert d([1, 5, [2]], [3]) == 6.0 and len(calls) == 9
 
 
 def test_remembering_the_costly_twin_changes_no_step_of_its_search(monkeypatch):

@@ -104,7 +104,7 @@ def test_a_move_changes_only_what_save_keeps(path):
     """Game.save keeps only the state variables a move's action writes (and the chance where the
     action uses it): on states of real games, every legal move changes nothing else, and
     restore() gives back the state and the chance exactly, whether the move ended well or broke
-    halfway."""
+    halfway, and whether save() took the chance's state or was given it."""
     from copy import deepcopy
 
     from verifier.backends.runtime import Fault, Gap
@@ -120,9 +120,10 @@ def test_a_move_changes_only_what_save_keeps(path):
                 listed = game.legal_moves()
                 if not listed or game.ended() is not None:
                     break
-                for move in listed[:12]:
+                taken = game.chance.getstate()  # the chance's state taken once for the moves tried here
+                for k, move in enumerate(listed[:12]):
                     before, chance, count = deepcopy(game.S), game.chance.getstate(), len(game.moves)
-                    saved = game.save(move)
+                    saved = game.save(move, taken if k % 2 else None)
                     try:
                         game.step(move, check=False)
                     except (Fault, Gap):

@@ -472,14 +472,18 @@ def remembered(fn, slots: list):
     leave the hands as they were, or a state a rollout starts from again, give the same values
     (de.rules, 5 players: 329,391 of the costly goal's distances in its own search, 164,964
     distinct; 130,062 found among the last 1,024). An answer that raised (Fault, Gap) is not kept;
-    a state marshal cannot write is judged every time."""
+    a state marshal cannot write is judged every time. The parameters are told apart by the list
+    that holds them (a game's, set at its start and not changed while it is played), kept alive
+    here so that its id stays its own: writing them in every key took a fifth of the time."""
     memo: dict = {}
+    games: dict = {}  # id(P) -> P
 
     def dist(S, P):
         try:
-            key = marshal.dumps(([S[i] for i in slots], P), 2)
+            key = (id(P), marshal.dumps([S[i] for i in slots], 2))
         except ValueError:
             return fn(S, P)
+        games.setdefault(key[0], P)
         d = memo.get(key)
         if d is None:
             d = memo[key] = fn(S, P)
@@ -863,11 +867,12 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
             bucket.sort(key=lambda n: n.key)
             del bucket[pool:]
 
-    def attempt(g: Game, move, keep: bool, after=None):
+    def attempt(g: Game, move, keep: bool, after=None, chance=None):
         """Play the move; the Gap or Fault it raised, or None. The game is as it was before the
         move when it raised, or always when keep is False; `after()` is called in the state the
-        move led to, when it did not raise, before the move is undone."""
-        saved = g.save(move)
+        move led to, when it did not raise, before the move is undone. `chance`: the chance's
+        state now, where the caller took it (for Game.save)."""
+        saved = g.save(move, chance)
         try:
             g.step(move, check=False)
         except (Gap, Fault) as exc:
@@ -936,9 +941,11 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
                 seen.append(goal.dist(g.S, g.P))
             except (Fault, Gap):  # not judged here (as in consider): not a candidate
                 pass
+        # every move is tried from the same state: the chance's state is taken once
+        chance = g.chance.getstate() if any(program.chancy[m[0]] for m in moves) else None
         for move in moves:
             seen.clear()
-            raised = attempt(g, move, keep=False, after=judge)
+            raised = attempt(g, move, keep=False, after=judge, chance=chance)
             if isinstance(raised, Gap):
                 gap_found(raised, g, move)
             if not seen:

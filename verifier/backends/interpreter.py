@@ -255,12 +255,15 @@ class Game:
     def snapshot(self) -> list:
         return [copy(v) for v in self.S]
 
-    def save(self, move: Move) -> tuple:
+    def save(self, move: Move, chance=None) -> tuple:
         """What playing the move may change, for restore(): copies of the state variables its
-        action writes (ir.writes), the chance's state where the action uses it, the moves played."""
+        action writes (ir.writes), the chance's state where the action uses it (`chance` when the
+        caller took it already: many moves tried from one state), the moves played."""
         prog, S = self.program, self.S
-        return ([(i, copy(S[i])) for i in prog.written[move[0]]],
-                self.chance.getstate() if prog.chancy[move[0]] else None, len(self.moves))
+        if prog.chancy[move[0]] and chance is None:
+            chance = self.chance.getstate()
+        return ([(i, copy(S[i])) for i in prog.written[move[0]]], chance if prog.chancy[move[0]] else None,
+                len(self.moves))
 
     def restore(self, saved: tuple) -> None:
         """The game as it was when save() was called (the move played or not, or broken halfway)."""
