@@ -648,38 +648,6 @@ def test_a_fault_the_guard_rules_out_is_refuted_without_the_step():
     assert r.status == "proved", r.message
 
 
-def test_the_conditions_of_one_label_are_refuted_together_first_when_sliced(monkeypatch):
-    # a loop's takes from a bag share a label (the card is not in stock), one condition per
-    # round: where there are at least ANY_LEAST of them, their disjunction, asked with the
-    # assumptions and the guard only, refutes them in one question (de.rules, 4 players: 32 such
-    # takes, 0.34 s together against 7.16 s one by one); fewer are asked one by one
-    text = SPELLS.replace(" GUARD", "").replace(" RANK", "").replace("zone spent: bag of Spell", """zone spent: bag of Spell
-zone stock: bag of Spell""") + """
-/// Hand a bolt from the stock to everyone.
-action hand_out() cite "End" "bolts" when phase == over and stock[bolt] >= 3 {
-  for p in Player { move bolt from stock to hand[p] }
-}
-"""
-    orig = Verifier.check_alone
-    for least, expected in ((3, [("any", True)]), (4, [(None, True)] * 3)):
-        monkeypatch.setattr(Verifier, "ANY_LEAST", least)
-        v = _StepTooHard(compile_text(text), 3, 2, 20, 0)
-        v.build()
-        v.assumed = {p.name for p in v.invariants}
-        asked = []
-
-        def spy(self, base, t, solvers, tag, timeout_ms):
-            r = orig(self, base, t, solvers, tag, timeout_ms)
-            if id(v.steps["hand_out"]) in (tag, tag[1] if isinstance(tag, tuple) else None):
-                asked.append((tag[0] if isinstance(tag, tuple) else None, r == z3.unsat))
-            return r
-        monkeypatch.setattr(Verifier, "check_alone", spy)
-        v.check_faults()
-        (r,) = [x for x in v.results if x.property == "no_runtime_errors"]
-        assert r.status == "proved", r.message
-        assert asked == expected, (least, asked)
-
-
 def test_a_brief_try_is_bounded_by_the_solvers_resource_count(monkeypatch, tmp_path):
     # a brief try ends where Z3's resource count reaches its share, not on the clock: the same
     # questions are left for splitting whatever the machine's load. With a share too small for any

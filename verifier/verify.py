@@ -420,15 +420,6 @@ class Verifier:
         self._remember(key, r, why, ms, time.perf_counter() - t0)
         return r
 
-    # possible() asks the conditions of a label with at least ANY_LEAST of them together first,
-    # sliced, for ANY_MS (1.5 million units), on a solver of their own: de.rules, 4 players, the
-    # card comparison's 32 takes from the 1-crystals, 784,277 units and 0.34 s together against
-    # 7.16 s one by one (its run-time error check 21.0 -> 13.4 s; on the sliced questions' solver,
-    # 16.2 s: a question after it cost 13.4 million units instead of 2.9). Labels of 2 to 12
-    # conditions (Wizard Extreme, 3 players) were refuted so 4 times in 10, and the check took more
-    # units in all (859 million against 830)
-    ANY_LEAST = 16
-    ANY_MS = 200
     RLIMIT_PER_MS = 7500  # a brief try's share of Z3's resource count, per millisecond of its time
 
     def _limit(self, s: z3.Solver, ms: int) -> None:
@@ -533,8 +524,7 @@ class Verifier:
         guard only (sliced): most run-time errors contradict the guard and the invariants, and
         without the step's own constraints (a whole new deal, say) the solver sees that at once.
         Fewer facts can only allow more, so unsat there refutes the condition; anything else goes
-        on to the full question (a label with many conditions: all of them together first,
-        all_sliced). These sliced questions share their facts but the condition, so
+        on to the full question. These sliced questions share their facts but the condition, so
         they are asked of one incremental solver per step (Wizard Extreme, 5 players, 65
         conditions of a case: 22 s against 74 s on fresh solvers, the same answers but one
         unknown)."""
@@ -548,15 +538,6 @@ class Verifier:
             base = [*assume, *([step.guard] if with_guard else [])]
             return self.check_alone(base, t, solvers, id(step), self.QUICK_MS // 2) == z3.unsat
 
-        def all_sliced(step, terms) -> bool:
-            """Whether the conditions of one label are refuted together, sliced: their disjunction,
-            briefly (ANY_MS, a solver per step of its own), where there are at least ANY_LEAST of
-            them (a take from a pile in each round of a loop; see ANY_LEAST)."""
-            if len(terms) < self.ANY_LEAST:
-                return False
-            base = [*assume, *([step.guard] if with_guard else [])]
-            return self.check_alone(base, OR(*terms), solvers, ("any", id(step)), self.ANY_MS) == z3.unsat
-
         items = conds_of(st)
         if not items:
             return []
@@ -567,8 +548,6 @@ class Verifier:
         open_: list = []
         hard: set = set()  # settle()'s memory
         for lab in dict.fromkeys(lab for lab, _t in items):
-            if all_sliced(st, [t for lb, t in items if lb == lab]):
-                continue
             if all(sliced(st, t) or query(st, [t], self.QUICK_MS // 2 if split else None) == z3.unsat
                    for lb, t in items if lb == lab):
                 continue
