@@ -667,6 +667,63 @@ def test_a_brief_try_is_bounded_by_the_solvers_resource_count(monkeypatch, tmp_p
     assert v.check(facts, timeout_ms=v.QUICK_MS) == (z3.unknown, None, f"timeout (a brief try of {v.QUICK_MS} ms, "
                                                                         "as in an earlier run)")
 
+def _solvers_made(monkeypatch) -> list:
+    """The settings given to each solver Verifier.solver() makes from now on, in order."""
+    made: list = []
+    real = Verifier.solver
+
+    def solver(self):
+        s = real(self)
+        settings: dict = {}
+        made.append(settings)
+        plain = s.set
+
+        def set_(*args):
+            settings.update(zip(args[::2], args[1::2]))
+            plain(*args)
+        s.set = set_
+        return s
+    monkeypatch.setattr(Verifier, "solver", solver)
+    return made
+
+
+def test_a_brief_try_asks_the_simplex_solver_first_then_z3s_default(monkeypatch):
+    # check()'s questions go without solve-eqs' theory solvers; a brief try is asked first of the
+    # simplex-based arithmetic solver and, where that leaves it open, again of the default one;
+    # a question with the run's whole limit only of the default one
+    v = Verifier(compile_text(SPELLS.replace(" GUARD", "").replace(" RANK", "")), 2, 2, 20, 0)
+    v.build()
+    made = _solvers_made(monkeypatch)
+    x = [z3.Int(f"x{i}") for i in range(6)]
+    facts = [z3.Sum([a * a for a in x]) == 91, *[a >= 1 for a in x]]
+    assert v.check(facts)[0] == z3.sat
+    assert [m.get("arith.solver") for m in made] == [None] and made[0]["theory_solver"] is False
+    made.clear()
+    assert v.check(facts, timeout_ms=v.QUICK_MS)[0] == z3.sat
+    assert [m.get("arith.solver") for m in made] == [2] and made[0]["theory_solver"] is False
+    made.clear()
+    monkeypatch.setattr(Verifier, "RLIMIT_PER_MS", 0.01)  # too small a share for either
+    r, _m, why = v.check(facts, timeout_ms=v.QUICK_MS)
+    assert r == z3.unknown and "resource" in why, why
+    assert [m.get("arith.solver") for m in made] == [2, None]
+    assert all(m["theory_solver"] is False and m["rlimit"] == 40 for m in made)
+
+
+def test_the_solvers_settings_change_no_answer(monkeypatch):
+    # Z3's settings for check() choose how it works, not what it answers: every result of the
+    # spec is the same with Z3's defaults, each counterexample's trace included
+    text = SPELLS.replace(" and cast[p] == 0 GUARD", "").replace(" RANK", "")
+    tuned = {k: (r.status, r.message, r.depth) for k, r in _results(text).items()}
+    # a counterexample and its trace are compared as well as proofs
+    assert tuned["one_spell_each"][0] == "violated" and tuned["spells_kept"][0] == "proved"
+    monkeypatch.setattr(Verifier, "ONCE", {})
+    monkeypatch.setattr(Verifier, "FAST", {})
+    made = _solvers_made(monkeypatch)
+    plain = {k: (r.status, r.message, r.depth) for k, r in _results(text).items()}
+    assert made and not any("arith.solver" in m or "theory_solver" in m for m in made)
+    assert plain == tuned
+
+
 def test_the_term_builders_make_the_terms_z3py_makes():
     from verifier.backends.z3 import AND, ITE, NOT, OR, _same, concrete, is_false, is_true
     x, y = z3.Bools("x y")
