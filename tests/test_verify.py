@@ -688,16 +688,16 @@ def _solvers_made(monkeypatch) -> list:
 
 
 def test_a_brief_try_asks_the_simplex_solver_first_then_z3s_default(monkeypatch):
-    # check()'s questions go without solve-eqs' theory solvers; a brief try is asked first of the
-    # simplex-based arithmetic solver and, where that leaves it open, again of the default one;
-    # a question with the run's whole limit only of the default one
+    # a brief try goes without solve-eqs' theory solvers, and is asked first of the simplex-based
+    # arithmetic solver and, where that leaves it open, again of the default one; a question with
+    # the run's whole limit keeps Z3's defaults
     v = Verifier(compile_text(SPELLS.replace(" GUARD", "").replace(" RANK", "")), 2, 2, 20, 0)
     v.build()
     made = _solvers_made(monkeypatch)
     x = [z3.Int(f"x{i}") for i in range(6)]
     facts = [z3.Sum([a * a for a in x]) == 91, *[a >= 1 for a in x]]
     assert v.check(facts)[0] == z3.sat
-    assert [m.get("arith.solver") for m in made] == [None] and made[0]["theory_solver"] is False
+    assert [m.get("arith.solver") for m in made] == [None] and "theory_solver" not in made[0]
     made.clear()
     assert v.check(facts, timeout_ms=v.QUICK_MS)[0] == z3.sat
     assert [m.get("arith.solver") for m in made] == [2] and made[0]["theory_solver"] is False
@@ -716,8 +716,8 @@ def test_the_solvers_settings_change_no_answer(monkeypatch):
     tuned = {k: (r.status, r.message, r.depth) for k, r in _results(text).items()}
     # a counterexample and its trace are compared as well as proofs
     assert tuned["one_spell_each"][0] == "violated" and tuned["spells_kept"][0] == "proved"
-    monkeypatch.setattr(Verifier, "ONCE", {})
-    monkeypatch.setattr(Verifier, "FAST", {})
+    monkeypatch.setattr(Verifier, "BRIEF", {})
+    monkeypatch.setattr(Verifier, "FIRST", {})
     made = _solvers_made(monkeypatch)
     plain = {k: (r.status, r.message, r.depth) for k, r in _results(text).items()}
     assert made and not any("arith.solver" in m or "theory_solver" in m for m in made)

@@ -377,20 +377,22 @@ class Verifier:
                 return r, m, why
         return z3.unsat, None, ""
 
-    # Z3's settings for check()'s questions (a fresh solver, asked once). solve-eqs, Z3's first
-    # step, substitutes only variables an equation already gives, without solving equations through
-    # the theories (theory_solver); and a brief try is asked first of the simplex-based arithmetic
-    # solver (arith.solver 2; Z3's default is 6), then, when that does not settle it within the
-    # try's share, again of the default one. de.rules' questions of a whole run, asked again from
-    # files (144, 158 and 203 with 3, 4 and 5 players): 41.1, 43.8 and 52.6 s with Z3's defaults,
-    # 33.0, 35.3 and 44.2 s so, the same two brief tries per count left open. The simplex solver alone settled the
-    # questions that both settle in about 35% less time, but failed brief tries the default settles
-    # (a card comparison's run-time errors: 1.5 s against a time-out), hence the second try; without
-    # the theory solvers alone (no second try), the whole run took 5 to 8% longer than so. Not for
-    # the incremental solvers (allowed, check_alone, Unrolling): with the simplex solver there, the
-    # 4- and 5-player counts were still in allowed()'s questions after 5 minutes.
-    ONCE = {"theory_solver": False}
-    FAST = {"arith.solver": 2}
+    # Z3's settings for check()'s brief tries (a fresh solver, asked once; a try its caller splits
+    # further when it fails). solve-eqs, Z3's first step, substitutes only variables an equation
+    # already gives, without solving equations through the theories (theory_solver); and the try is
+    # asked first of the simplex-based arithmetic solver (arith.solver 2; Z3's default is 6), then,
+    # when that does not settle it within the try's share, again without it. de.rules' questions of
+    # a whole run, asked again from files (144, 158 and 203 with 3, 4 and 5 players): 41.1, 43.8
+    # and 52.6 s with Z3's defaults, 33.0, 35.3 and 44.2 s so, the same two brief tries per count
+    # left open. The simplex solver alone settled the questions both settle in about 35% less time,
+    # but left open brief tries the default settles, hence the second try. A question with the
+    # run's whole limit keeps Z3's defaults: without the theory solvers, Wizard Extreme's
+    # `all_cards_dealt` at the initial states (3 players) timed out after 30 s, where Z3's defaults
+    # prove it. So do the incremental solvers (allowed, check_alone, Unrolling): with the simplex
+    # solver on allowed()'s, de.rules' 4- and 5-player counts were still in its questions after 5
+    # minutes.
+    BRIEF = {"theory_solver": False}
+    FIRST = {"arith.solver": 2}
 
     def check(self, facts: list, timeout_ms: int | None = None):
         """(result, model or None, reason) of the facts on a fresh solver, within the time limit
@@ -405,9 +407,9 @@ class Verifier:
             return z3.unknown, None, f"timeout (a brief try of {ms} ms, as in an earlier run)"
         t0 = time.perf_counter()
         brief = timeout_ms is not None and ms < self.timeout_ms
-        for fast in ((True, False) if brief and self.FAST else (False,)):
+        for first in ((True, False) if brief and self.FIRST else (False,)):
             s = self.solver()
-            for k, val in {**self.ONCE, **(self.FAST if fast else {})}.items():
+            for k, val in ({**self.BRIEF, **(self.FIRST if first else {})} if brief else {}).items():
                 s.set(k, val)
             if timeout_ms is not None:
                 self._limit(s, ms)
