@@ -713,12 +713,14 @@ def test_the_solvers_settings_change_no_answer(monkeypatch):
     # Z3's settings for check() choose how it works, not what it answers: every result of the
     # spec is the same with Z3's defaults, each counterexample's trace included
     text = SPELLS.replace(" and cast[p] == 0 GUARD", "").replace(" RANK", "")
+    made = _solvers_made(monkeypatch)
     tuned = {k: (r.status, r.message, r.depth) for k, r in _results(text).items()}
+    assert any(m.get("arith.solver") == 2 for m in made)  # brief tries were asked
     # a counterexample and its trace are compared as well as proofs
     assert tuned["one_spell_each"][0] == "violated" and tuned["spells_kept"][0] == "proved"
     monkeypatch.setattr(Verifier, "BRIEF", {})
     monkeypatch.setattr(Verifier, "FIRST", {})
-    made = _solvers_made(monkeypatch)
+    made.clear()
     plain = {k: (r.status, r.message, r.depth) for k, r in _results(text).items()}
     assert made and not any("arith.solver" in m or "theory_solver" in m for m in made)
     assert plain == tuned

@@ -406,7 +406,7 @@ class Verifier:
         if known == "unknown":
             return z3.unknown, None, f"timeout (a brief try of {ms} ms, as in an earlier run)"
         t0 = time.perf_counter()
-        brief = timeout_ms is not None and ms < self.timeout_ms
+        brief = ms < self.timeout_ms  # (a brief try is asked twice when the first leaves it open: FIRST)
         for first in ((True, False) if brief and self.FIRST else (False,)):
             s = self.solver()
             for k, val in ({**self.BRIEF, **(self.FIRST if first else {})} if brief else {}).items():
