@@ -406,10 +406,15 @@ class Verifier:
         if known == "unknown":
             return z3.unknown, None, f"timeout (a brief try of {ms} ms, as in an earlier run)"
         t0 = time.perf_counter()
-        brief = ms < self.timeout_ms  # (a brief try is asked twice when the first leaves it open: FIRST)
-        for first in ((True, False) if brief and self.FIRST else (False,)):
+        if ms >= self.timeout_ms:
+            tries = [{}]  # the run's whole limit: Z3's defaults
+        elif self.FIRST:
+            tries = [{**self.BRIEF, **self.FIRST}, self.BRIEF]  # the second when the first leaves it open
+        else:
+            tries = [self.BRIEF]
+        for settings in tries:
             s = self.solver()
-            for k, val in ({**self.BRIEF, **(self.FIRST if first else {})} if brief else {}).items():
+            for k, val in settings.items():
                 s.set(k, val)
             if timeout_ms is not None:
                 self._limit(s, ms)

@@ -260,10 +260,11 @@ class Game:
         action writes (ir.writes), the chance's state where the action uses it (`chance` when the
         caller took it already: many moves tried from one state), the moves played."""
         prog, S = self.program, self.S
-        if prog.chancy[move[0]] and chance is None:
+        if not prog.chancy[move[0]]:
+            chance = None
+        elif chance is None:
             chance = self.chance.getstate()
-        return ([(i, copy(S[i])) for i in prog.written[move[0]]], chance if prog.chancy[move[0]] else None,
-                len(self.moves))
+        return [(i, copy(S[i])) for i in prog.written[move[0]]], chance, len(self.moves)
 
     def restore(self, saved: tuple) -> None:
         """The game as it was when save() was called (the move played or not, or broken halfway)."""
