@@ -99,6 +99,77 @@ def test_enumerated_moves_are_exactly_the_legal_ones(path):
     assert checked > 50
 
 
+PHASED = """
+game phased "Phased"
+players 2..3 cite "Players" "two or three"
+enum Phase { bidding, playing, over }
+var phase: Phase
+var bids: int
+var shouts: int
+init cite "Setup" "bidding first" { phase := bidding }
+/// Bid.
+action bid(p: Player) cite "Bid" "bid" when phase == bidding and bids < 3 { bids += 1 }
+/// Shout twice at any time but the end.
+action shout() cite "Shout" "any time" when shouts < 2 and phase != over { shouts += 1 }
+/// Start playing.
+action start() cite "Play" "start" when phase == bidding and bids == 3 { phase := playing }
+/// Play, and so end.
+action play(p: Player) cite "Play" "play" when phase == playing { phase := over }
+end finished cite "End" "over": phase == over
+"""
+
+
+@pytest.mark.parametrize("path", SHIPPED + [FEATURES], ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_phase_dispatch_lists_the_moves_of_every_enumerator_in_order(path):
+    """Program.legal calls only the enumerators of the phase the state is in (those whose first
+    test is the state variable against a number), and the others in every branch: on states of
+    real games the moves and their order are those of calling every action's enumerator in turn
+    (the search and the random games draw a move by its place in the list)."""
+    from verifier.backends.runtime import Fault, Gap
+
+    spec, _ = load_spec(str(path))
+    states = 0
+    for players in sorted({spec.min_players, spec.max_players}):
+        prog = Program(spec, players)
+        for g in range(3):
+            game, rng = prog.start(f"dispatch/{g}"), random.Random(g)
+            for _ in range(150):
+                every: list = []
+                for enum in prog.enumerators:
+                    enum(game.S, game.P, every)
+                listed = game.legal_moves()
+                assert listed == every
+                states += 1
+                if not listed or game.ended() is not None:
+                    break
+                try:
+                    game.step(listed[rng.randrange(len(listed))], check=False)
+                except (Fault, Gap):
+                    break
+    assert states > 20
+
+
+def test_the_phase_dispatch_keeps_an_action_of_every_phase_in_its_place():
+    spec = compile_text(PHASED)
+    prog = Program(spec, 2)
+    source = prog.ns["__source__"]
+    legal = source[source.index("def legal("):]
+    legal = legal[:legal.index("\n\n")]
+    # bid and start in the bidding branch, play in the playing branch; shout (no phase test
+    # first) in each branch, in its place between bid and start, and in the other states
+    assert "k = S[" in legal and legal.count("moves_1(S, P, out)") == 3
+    game, slot = prog.start("s"), prog.gen.slots
+
+    def listed(phase: int, bids: int, shouts: int) -> list:
+        game.S[slot["phase"]], game.S[slot["bids"]], game.S[slot["shouts"]] = phase, bids, shouts
+        return [spec.actions[m[0]].name for m in game.legal_moves()]
+    assert listed(0, 0, 0) == ["bid", "bid", "shout"]
+    assert listed(0, 3, 0) == ["shout", "start"]
+    assert listed(0, 3, 2) == ["start"]
+    assert listed(1, 3, 1) == ["shout", "play", "play"]
+    assert listed(2, 3, 0) == []
+
+
 @pytest.mark.parametrize("path", SHIPPED + [FEATURES], ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_a_move_changes_only_what_save_keeps(path):
     """Game.save keeps only the state variables a move's action writes (and the chance where the

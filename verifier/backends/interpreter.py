@@ -55,6 +55,7 @@ class Program:
         self.guards = [ns[f"guard_{i}"] for i in range(len(acts))]
         self.applies = [ns[f"apply_{i}"] for i in range(len(acts))]
         self.enumerators = [ns[f"moves_{i}"] for i in range(len(acts))]
+        self.legal = ns["legal"]  # every enumerator in the actions' order, by phase (PyGen.dispatch)
         self.choosers = [ns.get(f"by_{i}") for i in range(len(acts))]
         props = list(enumerate(self.spec.properties))
         self.invariants = [(p, ns[f"prop_{i}"]) for i, p in props if p.kind == "invariant"]
@@ -168,9 +169,7 @@ class Game:
 
     def legal_moves(self) -> list[Move]:
         out: list[Move] = []
-        S, P = self.S, self.P
-        for enum in self.program.enumerators:
-            enum(S, P, out)
+        self.program.legal(self.S, self.P, out)
         return out
 
     def failing_conjunct(self, move: Move) -> int:

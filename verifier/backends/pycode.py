@@ -11,8 +11,10 @@ from __future__ import annotations
 import itertools
 import keyword
 import operator
+import re
 
 _UNSET = object()
+_SLOT_IS = re.compile(r"\(S\[(\d+)\] == (-?\d+)\)")  # a test of one state variable against a number
 
 from .. import ir
 from ..types import (BagT, BoolT, Domains, EnumT, IntT, ListT, MapT, OptT, OrderT, PileT, PlayerT, RecordT,
@@ -107,6 +109,8 @@ class PyGen:
         self.n = players
         self.dom = Domains(players)
         self.slots = {v.name: i for i, v in enumerate(spec.state)}
+        self.first_tests: dict[int, str] = {}  # action -> its enumerator's first test (dispatch)
+        self.hoisted: set[str] = set()  # the functions that compute totals before their first line
         self.vars = {v.name: v for v in spec.state}
         self.pslots = {p.name: i for i, p in enumerate(spec.params)}
         for j, c in enumerate(spec.consts):
@@ -923,6 +927,7 @@ class PyGen:
         body()
         if self.hoist:
             self.out[mark:mark] = [f"    {local} = {fn}(S)" for fn, local in self.hoist.items()]
+            self.hoisted.add(name)
         self.hoist = None
         if len(self.out) == mark:
             self.emit("pass", 1)
@@ -953,6 +958,7 @@ class PyGen:
         self.function("init", "S, P, R", lambda: self.block(spec.init, 1), pure=False)
         for i, a in enumerate(spec.actions):
             self.action(i, a)
+        self.function("legal", "S, P, out", self.dispatch)
         for i, p in enumerate(spec.properties):
             if p.kind in ("invariant", "reachable"):
                 self.function(f"prop_{i}", "S, P", lambda p=p: self.emit(f"return {self.ex(p.expr)}", 1))
@@ -1015,7 +1021,10 @@ class PyGen:
             levels[level].append(c)
         depth = 1
         for c in levels[-1]:
-            self.emit(f"if not {self.ex(c)}: return", depth)
+            test = self.ex(c)
+            if c is levels[-1][0]:
+                self.first_tests[i] = test
+            self.emit(f"if not {test}: return", depth)
         for k, (name, t) in enumerate(a.params):
             var = _py(name)
             conds = list(levels[k])
@@ -1039,6 +1048,36 @@ class PyGen:
         args = "(" + "".join(_py(n) + ", " for n in names) + ")"
         self.emit(f"out.append(({i}, {args}))", depth)
         self.memo.clear()
+
+    def dispatch(self) -> None:
+        """The body of `legal(S, P, out)`: every action's enumerator called in the actions' order
+        (the moves' order is the same as calling them one by one), but those whose first test is
+        one state variable equal to a number (the phase) only in the branch of that number: of the
+        30 enumerators of a game with phases, most returned at once."""
+        n = len(self.spec.actions)
+        keyed = {}
+        for i, test in self.first_tests.items():
+            m = _SLOT_IS.fullmatch(test)
+            if m and f"moves_{i}" not in self.hoisted:
+                keyed[i] = (int(m.group(1)), int(m.group(2)))
+        slots = [slot for slot, _v in keyed.values()]
+        slot = max(set(slots), key=slots.count) if slots else None
+        keyed = {i: v for i, (s, v) in keyed.items() if s == slot}
+        free = [i for i in range(n) if i not in keyed]
+        if not keyed:
+            for i in free:
+                self.emit(f"moves_{i}(S, P, out)", 1)
+            return
+        self.emit(f"k = S[{slot}]", 1)
+        for j, value in enumerate(sorted(set(keyed.values()))):
+            self.emit(f"{'if' if j == 0 else 'elif'} k == {value}:", 1)
+            for i in range(n):
+                if i in free or keyed.get(i) == value:
+                    self.emit(f"moves_{i}(S, P, out)", 2)
+        if free:
+            self.emit("else:", 1)
+            for i in free:
+                self.emit(f"moves_{i}(S, P, out)", 2)
 
     def narrow(self, name, t, conds, earlier):
         """(iteration source, the conjunct it replaces or None, extra lines) for one parameter."""
