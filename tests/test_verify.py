@@ -334,14 +334,14 @@ class _Splitting(Verifier):
 
     MAX_CASES = 0  # no step encoded once per player: the symbolic player indexes the maps
 
-    def ask(self, a, *facts, timeout_ms=None):
+    def ask(self, a, *facts, timeout_ms=None, second=True):
         return (z3.unknown, None, "forced") if a is not None else super().ask(a, *facts, timeout_ms=timeout_ms)
 
-    def check(self, facts, timeout_ms):
+    def check(self, facts, timeout_ms, second=True):
         self.asked.append(timeout_ms or self.timeout_ms)
         if timeout_ms is not None and timeout_ms < self.timeout_ms:
             return z3.unknown, None, "forced"
-        return super().check(facts, timeout_ms)
+        return super().check(facts, timeout_ms, second)
 
 
 NESTED = SPELLS.replace(" GUARD", "").replace(" RANK", "").replace(
@@ -438,12 +438,12 @@ class _OneValueAtATime(Verifier):
 
     MAX_CASES = 0
 
-    def check(self, facts, timeout_ms=None):
+    def check(self, facts, timeout_ms=None, second=True):
         full = timeout_ms is None or timeout_ms >= self.timeout_ms
         self.asked.append("full" if full else "brief")
         if not full and not any(z3.eq(facts[-1], c) for c in self.first):
             return z3.unknown, None, "forced"
-        return super().check(facts, timeout_ms)
+        return super().check(facts, timeout_ms, second)
 
 
 def test_a_path_is_split_by_one_variable_first_and_by_the_next_only_where_needed():
@@ -523,12 +523,12 @@ bound two_late_spells cite "Play" "p": after plays >= 6, at most 2 cast_spell
 class _FirstAskOnly(Verifier):
     """A verifier whose questions about a whole step are answered once, then time out."""
 
-    def ask(self, a, *facts, timeout_ms=None):
+    def ask(self, a, *facts, timeout_ms=None, second=True):
         if a is not None:
             self.asks += 1
             if self.asks > 1:
                 return z3.unknown, None, "forced"
-        return super().ask(a, *facts, timeout_ms=timeout_ms)
+        return super().ask(a, *facts, timeout_ms=timeout_ms, second=second)
 
 
 def test_what_a_counterexample_broke_stays_broken_when_the_step_is_then_split():
@@ -548,11 +548,11 @@ def test_what_a_counterexample_broke_stays_broken_when_the_step_is_then_split():
 class _WholeStepTimesOut(Verifier):
     """A verifier whose questions about a whole (unsplit) step all time out: only cases answer."""
 
-    def ask(self, a, *facts, timeout_ms=None):
+    def ask(self, a, *facts, timeout_ms=None, second=True):
         if a is not None:
             self.asked.append(a.name)
             return z3.unknown, None, "forced"
-        return super().ask(a, *facts, timeout_ms=timeout_ms)
+        return super().ask(a, *facts, timeout_ms=timeout_ms, second=second)
 
 
 def _timing_out(spec, players: int, **options) -> "_WholeStepTimesOut":
@@ -707,6 +707,34 @@ def test_a_brief_try_asks_the_simplex_solver_first_then_z3s_default(monkeypatch)
     assert r == z3.unknown and "resource" in why, why
     assert [m.get("arith.solver") for m in made] == [2, None]
     assert all(m["theory_solver"] is False and m["rlimit"] == 40 for m in made)
+
+
+def test_the_induction_s_questions_of_a_whole_step_are_not_asked_again_of_the_default_arithmetic(monkeypatch):
+    # preserved()'s brief questions of a whole step (all the invariants at once, then each alone)
+    # are asked of the simplex solver only: what it leaves open goes to the cases (other brief
+    # tries are asked again of the default arithmetic: the test above)
+    import sys
+
+    v = Verifier(compile_text(SPELLS.replace(" GUARD", "").replace(" RANK", "")), 2, 2, 20, 0)
+    v.build()
+    made = _solvers_made(monkeypatch)
+    asked: list = []
+    real = Verifier.check
+
+    def check(self, facts, timeout_ms=None, second=True):
+        before = len(made)
+        out = real(self, facts, timeout_ms, second)
+        caller = sys._getframe(1).f_code.co_name
+        if caller in ("ask", "ask_step"):
+            caller = sys._getframe(2).f_code.co_name
+        if timeout_ms is not None and timeout_ms < self.timeout_ms:  # a brief try
+            asked.append((caller, out[0], [m.get("arith.solver") for m in made[before:]]))
+        return out
+    monkeypatch.setattr(Verifier, "check", check)
+    monkeypatch.setattr(Verifier, "RLIMIT_PER_MS", 0.01)  # a brief try is left open
+    assert v.prove_invariants() == {"spells_kept", "one_spell_each", "plays_bounded"}
+    open_ = {(c, tuple(t)) for c, r, t in asked if r == z3.unknown}
+    assert open_ == {("preserved", (2,)), ("preserved_alone", (2,))}, asked
 
 
 def test_the_solvers_settings_change_no_answer(monkeypatch):
@@ -930,9 +958,9 @@ action never() cite "A" "never" when x == 2 and x == 3 { x := 1 }
 class _AsksNamed(Verifier):
     """A verifier that notes which actions its whole-step questions were about."""
 
-    def ask(self, a, *facts, timeout_ms=None):
+    def ask(self, a, *facts, timeout_ms=None, second=True):
         self.asked.append(a.name if a is not None else None)
-        return super().ask(a, *facts, timeout_ms=timeout_ms)
+        return super().ask(a, *facts, timeout_ms=timeout_ms, second=second)
 
 
 @pytest.mark.parametrize("games", [0, 5])

@@ -202,12 +202,13 @@ class Verifier:
         guard when guard is False."""
         return [*self.pre_ok, *st.constraints, *([st.guard] if guard else [])]
 
-    def ask(self, a: ir.Action | None, *facts, timeout_ms: int | None = None):
-        """(result, model or None, reason): the facts together with the action's base facts.
+    def ask(self, a: ir.Action | None, *facts, timeout_ms: int | None = None, second: bool = True):
+        """(result, model or None, reason): the facts together with the action's base facts
+        (second: as check's).
 
         A fresh solver each time: Z3's incremental mode (push/pop on one solver) skips the
         preprocessing these queries need, and was measured twice as slow here."""
-        return self.check([*self.base_facts(a), *facts], timeout_ms)
+        return self.check([*self.base_facts(a), *facts], timeout_ms, second)
 
     QUICK_MS = 4000  # the first try of a question that can be split (by cases, or one by one)
     MAX_CASES = 25  # a step split by the values of its player parameters: at most this many cases
@@ -394,11 +395,14 @@ class Verifier:
     BRIEF = {"theory_solver": False}
     FIRST = {"arith.solver": 2}
 
-    def check(self, facts: list, timeout_ms: int | None = None):
+    def check(self, facts: list, timeout_ms: int | None = None, second: bool = True):
         """(result, model or None, reason) of the facts on a fresh solver, within the time limit
         (or less). With a store of answers, an unsat answer found before is taken from it, and
         one found now is added to it; so is a brief try (shorter than the run's limit: its caller
-        splits the question when it fails) that timed out."""
+        splits the question when it fails) that timed out. A brief try is asked of the simplex
+        solver (FIRST) and, where that leaves it open, again of Z3's default arithmetic; not
+        again when second is False (the induction's questions of a whole step: what they leave
+        open is split into questions that settle sooner than the second try fails)."""
         ms = self.timeout_ms if timeout_ms is None else min(timeout_ms, self.timeout_ms)
         key, known = self._recall(facts, ms)
         if known == "unsat":
@@ -409,7 +413,8 @@ class Verifier:
         if ms >= self.timeout_ms:
             tries = [{}]  # the run's whole limit: Z3's defaults
         elif self.FIRST:
-            tries = [{**self.BRIEF, **self.FIRST}, self.BRIEF]  # the second when the first leaves it open
+            # the second when the first leaves it open (and the caller wants it)
+            tries = [{**self.BRIEF, **self.FIRST}, self.BRIEF][:2 if second else 1]
         else:
             tries = [self.BRIEF]
         for settings in tries:
@@ -723,6 +728,10 @@ class Verifier:
         the README: two invariants made four actions' questions time out twice each). So is one
         whose brief question alone was not settled for this action with another player count of the
         spec (hard_before: the induction with 3 players after 4, 26.3 -> 17.8 s, a probe).
+        The brief questions of the whole step (all at once, one alone) are asked of the simplex
+        solver alone (check's second): Z3's default arithmetic settled few of those it left open,
+        and took 2 to 4 s on each it did not (measured in the README: de.rules' and Wizard
+        Extreme's inductions a quarter to a third faster). A case's brief try still asks both.
         Returns (broken names, {name: why unknown})."""
         st = self.steps[a.name]
         failed: list = []
@@ -746,7 +755,8 @@ class Verifier:
                     posts[p.name] = h
             # when the step can be split by its players' values, a hard question is split early
             quick = self.QUICK_MS if self.splittable(a) else None
-            r, m, _why = self.ask(a, *assume, st.alive, *extra, NOT(AND(*posts.values())), timeout_ms=quick)
+            r, m, _why = self.ask(a, *assume, st.alive, *extra, NOT(AND(*posts.values())), timeout_ms=quick,
+                                  second=False)
             if r == z3.unsat:
                 remaining = set()
                 break
@@ -807,7 +817,7 @@ class Verifier:
         left = []
         for p in todo:
             h, cons = self.holds(p, st.state, f"post.{a.name}")
-            r, m, _why = self.ask(a, *assume, st.alive, *cons, NOT(h), timeout_ms=self.QUICK_MS)
+            r, m, _why = self.ask(a, *assume, st.alive, *cons, NOT(h), timeout_ms=self.QUICK_MS, second=False)
             if r == z3.sat:
                 self.cti[p.name] = (a, m, st)
                 failed.append(p.name)
