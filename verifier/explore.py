@@ -186,8 +186,8 @@ def _count_parts(program: Program, e: ir.Expr, env):
                 and _best_of_each(e, w.left, w.right):
             # the elements whose value is the best of all the elements' values (the players with
             # the highest sum): each value computed once, the best taken from them
-            # every element's value in one generated comprehension: a call per element through
-            # a compiled expression took two thirds of the costly goal's distance (de.rules)
+            # every element's value in one generated comprehension, not a call per element
+            # through a compiled expression (de.rules' costly goal, 5 players: 41.2 -> 36.5 us)
             from .backends.pycode import _py
 
             gen = program.gen

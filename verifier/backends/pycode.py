@@ -1052,8 +1052,8 @@ class PyGen:
     def dispatch(self) -> None:
         """The body of `legal(S, P, out)`: every action's enumerator called in the actions' order
         (the moves' order is the same as calling them one by one), but those whose first test is
-        one state variable equal to a number (the phase) only in the branch of that number: of the
-        30 enumerators of a game with phases, most returned at once."""
+        one state variable equal to a number (the phase; the variable most of them test) only in
+        the branch of that number (de.rules: 28 enumerators, most of which returned at once)."""
         n = len(self.spec.actions)
         keyed = {}
         for i, test in self.first_tests.items():
