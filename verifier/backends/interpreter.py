@@ -72,6 +72,10 @@ class Program:
         # (Game.save: a move tried and taken back saves only these)
         self.written = [tuple(sorted(gen.slots[name] for name in ir.writes(self.spec, a.body))) for a in acts]
         self.chancy = [_reads_argument(fn, "R") for fn in self.applies]
+        # per action: the invariants (by index) that read a state variable it may change; the
+        # others keep their value across its moves (step(only=...))
+        reads = [{gen.slots[name] for name in ir.reads(self.spec, p.expr)} for p, _fn in self.invariants]
+        self.touched = [frozenset(i for i, r in enumerate(reads) if r.intersection(w)) for w in self.written]
 
     def new_state(self) -> list:
         return [copy(v) for v in self._defaults]
@@ -190,8 +194,11 @@ class Game:
                 return end
         return None
 
-    def step(self, move: Move, check: bool = True) -> list[Violation]:
-        """Apply a legal move; returns the properties violated by this step (Fault/Gap propagate)."""
+    def step(self, move: Move, check: bool = True, only=None) -> list[Violation]:
+        """Apply a legal move; returns the properties violated by this step (Fault/Gap propagate).
+        `only`: the invariants (by index) to evaluate, the others taken to hold (None: all); a
+        caller that knows every invariant false before the move gives those the move's action may
+        change (Program.touched) less the false ones it has already noted."""
         prog = self.program
         S, P = self.S, self.P
         pre = [(p, rank_fn(S, P)) for p, while_fn, rank_fn in prog.rankings if while_fn(S, P)] if check else ()
@@ -201,7 +208,7 @@ class Game:
             return []
         fixed = self._false_of_params() if prog.of_params else ()
         violations = [Violation(p, "the invariant is false after this step") for i, (p, fn) in enumerate(prog.invariants)
-                      if (i in fixed if i in prog.of_params else not fn(S, P))]
+                      if (only is None or i in only) and (i in fixed if i in prog.of_params else not fn(S, P))]
         for p, before in pre:
             if any(r < 0 for r in before):
                 violations.append(Violation(p, f"the ranking {before} is negative"))
