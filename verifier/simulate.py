@@ -115,6 +115,10 @@ def play_random(game: Game, policy: random.Random, max_steps: int, check: bool =
     end = None
     pending = None  # (move, moves before it) while a step runs
 
+    def step(move):
+        """The move played: checked, when the games are, for the invariants it may have made false."""
+        return game.step(move, check=check, only=touched[move[0]] - noted if check else None)
+
     def note_violations(vs):
         for v in vs:
             if v.prop.name in index:
@@ -135,10 +139,10 @@ def play_random(game: Game, policy: random.Random, max_steps: int, check: bool =
         while True:
             pending = (move, len(game.moves))
             if not gappy[move[0]]:
-                return game.step(move, check=check, only=touched[move[0]] - noted)
+                return step(move)
             saved, chance = game.snapshot(), game.chance.getstate()
             try:
-                return game.step(move, check=check, only=touched[move[0]] - noted)
+                return step(move)
             except Gap as exc:
                 moves = [m for m in moves if m != move]
                 if not moves:
@@ -170,8 +174,7 @@ def play_random(game: Game, policy: random.Random, max_steps: int, check: bool =
                 break
             move = moves[policy.randrange(len(moves))] if len(moves) > 1 else moves[0]
             pending = (move, len(game.moves))
-            note_violations(step_around_gaps(move, moves) if avoid_gaps else
-                            game.step(move, check=check, only=touched[move[0]] - noted))
+            note_violations(step_around_gaps(move, moves) if avoid_gaps else step(move))
             pending = None
             if check:
                 note_reached()
