@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import itertools
+from copy import deepcopy
 import json
 import random
 import re
 
 import pytest
 
-from verifier.backends.interpreter import Program
+from verifier.backends.interpreter import Chance, Program
 from verifier.pipeline import load_spec
 from verifier.simulate import record_trace, simulate
 from verifier.types import Domains
@@ -249,6 +250,59 @@ def test_a_move_changes_only_what_save_keeps(path):
                     break
     assert moves > 50 and changed > 0
 
+
+
+def test_chance_draws_as_random_does_and_keeps_its_state_at_the_first_draw():
+    """A game's Chance gives random.Random's draws from the same seed. Armed with keep(box), its
+    first draw puts the state from before that draw into box, and no later one; release(box)
+    disarms it only for that box. (Game.save relies on this to skip the 625-word copy of the
+    state for a move that does not draw.)"""
+    a, b = Chance("s"), random.Random("s")
+    xs, ys = list(range(30)), list(range(30))
+    a.shuffle(xs)
+    b.shuffle(ys)
+    assert xs == ys and a.random() == b.random() and a.choice(xs) == b.choice(ys)
+    assert a.sample(xs, 5) == b.sample(ys, 5) and a.randrange(1000) == b.randrange(1000)
+    box, before = [], a.getstate()
+    a.keep(box)
+    assert box == []
+    a.shuffle(xs)
+    assert box == [before] and a.getstate() != before
+    a.random()
+    assert len(box) == 1
+    other = []
+    a.keep(other)
+    a.release(other)
+    a.random()
+    assert other == []
+    armed = []
+    a.keep(armed)
+    a.release([])  # not the armed box: still armed
+    a.getrandbits(8)
+    assert len(armed) == 1
+
+
+def test_save_and_restore_give_back_the_chance_of_a_move_that_shuffles():
+    """A `take` of reshuffle.rules refills the stock from the discard pile, shuffled: the first
+    one shuffles two chips (it draws), the later ones a single chip (they do not). For each,
+    restore() puts back the chance's state from before save(), which the Chance kept only when
+    the move drew, and playing the move again gives the same game."""
+    spec, _ = load_spec(str(ROOT / "tests" / "specs" / "crosscheck" / "reshuffle.rules"))
+    game = Program(spec, 2).start("shuffles")
+    drew = []
+    for _ in range(4):
+        move = game.legal_moves()[0]
+        before, chance = deepcopy(game.S), game.chance.getstate()
+        saved = game.save(move)
+        game.step(move, check=False)
+        after = deepcopy(game.S)
+        drew.append(game.chance.getstate() != chance)
+        assert saved[1] == ([chance] if drew[-1] else [])
+        game.restore(saved)
+        assert game.S == before and game.chance.getstate() == chance
+        game.step(move, check=False)
+        assert game.S == after
+    assert drew == [True, False, False, False]
 
 def _sim(text, players=2, games=5, **kw):
     spec = compile_text(text)

@@ -947,11 +947,9 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
                 seen.append(goal.dist(g.S, g.P))
             except (Fault, Gap):  # not judged here (as in consider): not a candidate
                 pass
-        # every move is tried from the same state: the chance's state is taken once
-        chance = g.chance.getstate() if any(program.chancy[m[0]] for m in moves) else None
-        for move in moves:
+        for move in moves:  # the chance's state is kept only by a move that draws (Chance)
             seen.clear()
-            raised = attempt(g, move, keep=False, after=judge, chance=chance)
+            raised = attempt(g, move, keep=False, after=judge)
             if isinstance(raised, Gap):
                 gap_found(raised, g, move)
             if not seen:

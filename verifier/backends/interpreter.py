@@ -21,6 +21,41 @@ from .runtime import Fault, Gap, copy
 Move = tuple  # (action index, args tuple)
 
 
+class Chance(random.Random):
+    """A game's chance: random.Random, the same draws from the same seed, whose state save() takes
+    lazily. getstate() copies 625 words (9 us, about what listing a state's legal moves takes),
+    and most moves of an action that may shuffle do not (a pile refilled only once it runs out):
+    keep(box) arms it, and the first draw after that puts the state from before the draw into box.
+    Every draw goes through random() or getrandbits() (shuffle, choice and sample included)."""
+
+    _box = None  # armed: the list the state goes into at the next draw
+
+    def keep(self, box: list) -> None:
+        self._box = box
+
+    def release(self, box: list) -> None:
+        """Disarm, if box is still the one armed."""
+        if self._box is box:
+            self._box = None
+
+    def _take(self):
+        box, self._box = self._box, None
+        box.append(self.getstate())
+
+    def random(self):
+        if self._box is not None:
+            self._take()
+        return _RANDOM(self)
+
+    def getrandbits(self, k):
+        if self._box is not None:
+            self._take()
+        return _BITS(self, k)
+
+
+_RANDOM, _BITS = random.Random.random, random.Random.getrandbits
+
+
 class ParamError(Exception):
     """A parameter could not be drawn or set (its condition is unsatisfiable or the value does not fit)."""
 
@@ -158,7 +193,7 @@ class Game:
             params = program.draw_params(random.Random(f"{seed}/params"), fixed_params)
         self.P = list(params) + [None] * (len(program.spec.params) + len(program.spec.consts) - len(params))
         ns["consts"](self.P)
-        self.chance = chance if chance is not None else random.Random(f"{seed}/chance")
+        self.chance = chance if chance is not None else Chance(f"{seed}/chance")
         self.S = program.new_state()
         self.moves: list[Move] = []
         self.bound_active = [False] * len(program.bounds)
@@ -264,12 +299,17 @@ class Game:
     def save(self, move: Move, chance=None) -> tuple:
         """What playing the move may change, for restore(): copies of the state variables its
         action writes (ir.writes), the chance's state where the action uses it (`chance` when the
-        caller took it already: many moves tried from one state), the moves played."""
+        caller took it already: many moves tried from one state; else a box a Chance fills at
+        its first draw, left empty by a move that draws nothing), the moves played."""
         prog, S = self.program, self.S
         if not prog.chancy[move[0]]:
             chance = None
         elif chance is None:
-            chance = self.chance.getstate()
+            if type(self.chance) is Chance:
+                chance = []
+                self.chance.keep(chance)
+            else:
+                chance = self.chance.getstate()
         return [(i, copy(S[i])) for i in prog.written[move[0]]], chance, len(self.moves)
 
     def restore(self, saved: tuple) -> None:
@@ -278,7 +318,11 @@ class Game:
         S = self.S
         for i, v in slots:
             S[i] = v
-        if chance is not None:
+        if type(chance) is list:  # a Chance's box: filled when the move drew
+            self.chance.release(chance)
+            if chance:
+                self.chance.setstate(chance[0])
+        elif chance is not None:
             self.chance.setstate(chance)
         del self.moves[count:]
 
