@@ -527,3 +527,54 @@ def all_values(p: Player): int = sum(c in hand[p]: c.value)
         for f in colours:
             assert prog.ns["d_in_colour"](game.S, game.P, 0, f) == sum(n for (g, _v), n in zip(chips, counts) if g == f)
         assert prog.ns["d_all_values"](game.S, game.P, 0) == sum(v * n for (_g, v), n in zip(chips, counts))
+
+
+def test_a_membership_written_as_any_or_all_is_generated_as_a_test_and_agrees():
+    """`any(x in C: x == v)` and `all(x in C: x != v)` over a set, a pile or a list are generated
+    as `v in C` (PyGen.membership); the same questions with a filter (`where true`) keep the
+    generator. On states of real games and for every argument value, both give the same answer,
+    for sets (a parameter, a state variable), a pile, and each side of the comparison."""
+    defs = """
+def in_chosen(r: Role): bool = any(x in chosen: x == r)
+def in_chosen_g(r: Role): bool = any(x in chosen where true: x == r)
+def in_chosen_left(r: Role): bool = any(x in chosen: r == x)
+def not_seen(p: Player): bool = all(x in seen: x != p)
+def not_seen_g(p: Player): bool = all(x in seen where true: x != p)
+def in_stock(c: Power): bool = any(x in stock: x == c)
+def in_stock_g(c: Power): bool = any(x in stock where true: x == c)
+def owl_chosen(): bool = any(x in chosen: x == owl)
+def owl_chosen_g(): bool = any(x in chosen where true: x == owl)
+"""
+    spec = compile_text(FEATURES.read_text() + defs, str(FEATURES))
+    prog = Program(spec, 3)
+    source = prog.ns["__source__"]
+    fast = ("in_chosen", "in_chosen_left", "not_seen", "in_stock", "owl_chosen")
+    for name in fast:
+        body = source.split(f"def d_{name}(")[1].split("\ndef ")[0]
+        assert " in " in body and "any(" not in body and "all(" not in body, body
+    for name in ("in_chosen_g", "not_seen_g", "in_stock_g"):
+        assert "any(" in source.split(f"def d_{name}(")[1].split("\ndef ")[0] or "all(" in \
+            source.split(f"def d_{name}(")[1].split("\ndef ")[0]
+    dom = prog.domains
+    role, power = spec.defs["in_chosen"].params[0][1], spec.defs["in_stock"].params[0][1]
+    pairs = [("in_chosen", "in_chosen_g", dom.values(role)), ("in_chosen_left", "in_chosen_g", dom.values(role)),
+             ("not_seen", "not_seen_g", range(3)), ("in_stock", "in_stock_g", dom.values(power)),
+             ("owl_chosen", "owl_chosen_g", [None])]
+    checked = set()
+    for g in range(6):
+        game, rng = prog.start(f"member/{g}"), random.Random(g)
+        for _ in range(60):
+            for a, b, values in pairs:
+                for v in values:
+                    args = () if v is None else (v,)
+                    got = prog.ns[f"d_{a}"](game.S, game.P, *args)
+                    assert got == prog.ns[f"d_{b}"](game.S, game.P, *args), (a, v)
+                    checked.add((a, got))
+            moves = game.legal_moves()
+            if not moves or game.ended() is not None:
+                break
+            try:
+                game.step(moves[rng.randrange(len(moves))], check=False)
+            except Exception:
+                break
+    assert {(a, x) for a in fast if a != "owl_chosen" for x in (True, False)} | {("owl_chosen", False)} <= checked

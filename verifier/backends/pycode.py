@@ -444,8 +444,28 @@ class PyGen:
                 return f"({vector} == {self.ex(other.base)})"
         return None
 
+    def membership(self, e) -> str | None:
+        """`any(x in C: x == v)` as `v in C`, and `all(x in C: x != v)` as `v not in C`, for a
+        set, pile or list C and a v that cannot fault (a literal, a variable, a parameter or
+        another local; it is evaluated once even when C is empty): a test of membership instead of
+        a generator over the sorted set (de.rules' im_spiel, a suit not among the roles removed:
+        0.69 -> 0.10 us a call). None for any other form."""
+        if e.kind not in ("any", "all") or e.where is not None or not isinstance(e.domain, ir.ExprDomain) \
+                or not isinstance(e.domain.expr.type, (SetT, PileT, ListT)):
+            return None
+        b = e.body
+        if not (isinstance(b, ir.Binary) and b.op == ("==" if e.kind == "any" else "!=")):
+            return None
+        for x, v in ((b.left, b.right), (b.right, b.left)):
+            if isinstance(x, ir.Local) and x.name == e.var \
+                    and isinstance(v, (ir.Lit, ir.Var, ir.ParamRef, ir.ConstRef, ir.Local)) \
+                    and not (isinstance(v, ir.Local) and v.name == e.var):
+                code = f"({self.ex(v)} in {self.ex(e.domain.expr)})"
+                return code if e.kind == "any" else f"(not {code})"
+        return None
+
     def ex_Aggregate(self, e):
-        fast = self.conservation(e) or self.unrolled(e)
+        fast = self.conservation(e) or self.unrolled(e) or self.membership(e)
         if fast is not None:
             return fast
         var = _py(e.var)
