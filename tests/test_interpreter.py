@@ -482,8 +482,9 @@ invariant stocked cite "Setup" "shuffle": in_stock() <= 6
 
 def test_a_sum_over_a_bag_filtered_by_the_first_field_reads_only_that_run_and_agrees_with_the_whole_bag():
     # Chip(colour, value): the chips of one colour are one run of the bag's indices, so the
-    # generated code reads that run alone (a loop over its range, or its slice against the
-    # field's values: _dot, _run); a filter of another shape reads the whole bag.
+    # generated code reads that run alone (a loop over its range, its slice counted by _run, or
+    # a sum of a field whose values are the same in every run unrolled by PyGen.run_dot); a
+    # filter of another shape reads the whole bag.
     text = MINI + '''
 enum Shade extends Colour { grey }
 def of_colour(p: Player, f: Colour): int = sum(c in hand[p] where c.colour == f: c.value)
@@ -502,9 +503,11 @@ def all_values(p: Player): int = sum(c in hand[p]: c.value)
 
     def reads_a_run(name):
         b = body(name)
-        return "range(" in b or re.search(r"\b_(dot|run)\([^\n]*\* 3, 3\)", b) is not None
+        return "range(" in b or re.search(r"\b_(run\([^\n]*\* 3, 3|rd\d+\([^\n]*\* 3)\)", b) is not None
     assert reads_a_run("of_colour") and reads_a_run("high_of") and reads_a_run("in_colour")
-    assert "_dot(" in body("of_colour") and "_run(" in body("in_colour") and "_dot(" in body("all_values")
+    assert "_rd" in body("of_colour") and "_run(" in body("in_colour") and "_dot(" in body("all_values")
+    run_dot = prog.ns[re.search(r"\b(_rd\d+)\(", body("of_colour")).group(1)]
+    assert run_dot([0, 0, 0, 1, 2, 1], 3) == 1 + 4 + 3  # a chip's value is 1, 2, 3 in each colour's run
     # a value of a wider type (grey is no colour of a chip), or a field that is not the first
     assert not reads_a_run("of_shade") and not reads_a_run("of_value")
     hand = [v.name for v in spec.state].index("hand")

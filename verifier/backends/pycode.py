@@ -502,6 +502,23 @@ class PyGen:
         return (f"_argbest([{var} for {var} in {it}{where}], lambda {var}: {body}, {sid}, "
                 f"{kind == 'argmax'})")
 
+    RUN_UNROLL = 16  # a run's sum of a field is unrolled (run_dot) up to this many cards
+
+    def run_dot(self, weights: tuple) -> str:
+        """The name of a function (bag, start) -> sum of weights[i] * bag[start + i], unrolled:
+        a sum of a field over the run of a bag's cards with one first field, where the field's
+        values are the same in every run (a card's value, 1 to 7 in each suit). Twice as fast as
+        runtime.dot's loop over the run (0.18 against 0.36 us for 7 cards): de.rules' costly goal
+        sums a hand's run per player and suit, 24 to 40 times a state."""
+        key = ("run_dot", weights)
+        if key not in self._consts:
+            name = f"_rd{len(self._consts)}"
+            terms = [(f"b[s + {i}]" if i else "b[s]") + (f" * {w!r}" if w != 1 else "")
+                     for i, w in enumerate(weights) if w]
+            exec(f"def {name}(b, s):\n    return {' + '.join(terms) or '0'}\n", self.g)
+            self._consts[key] = name
+        return self._consts[key]
+
     def bag_slice(self, e) -> str | None:
         """A sum or count over a bag of records filtered first by the record's first field, e.g.
         `sum(c in hand where c.colour == f: c.value)`: the records with that first field are one
@@ -530,6 +547,10 @@ class PyGen:
             start = f"{self.key(ftype, self.ex(value))} * {stride}"
             if e.kind == "count":
                 return f"_run({self.ex(e.domain.expr)}, {start}, {stride})"
+            table = self.g[self.field_table(e.body)]
+            weights = {tuple(table[at:at + stride]) for at in range(0, len(table), stride)}
+            if len(weights) == 1 and stride <= self.RUN_UNROLL:  # the same values in every run
+                return f"{self.run_dot(weights.pop())}({self.ex(e.domain.expr)}, {start})"
             return f"_dot({self.field_table(e.body)}, {self.ex(e.domain.expr)}, {start}, {stride})"
         var, bag, at = _py(e.var), self.fresh("b"), self.fresh("i")
         rest = "".join(f" and {self.ex(c)}" for c in reversed(conds))
