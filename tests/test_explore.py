@@ -603,6 +603,29 @@ def test_a_costly_twin_remembers_its_answers_by_the_values_it_reads():
     assert d([1, 5, [2]], [3]) == 6.0 and len(calls) == 9
 
 
+
+def test_a_costly_twin_forgets_its_oldest_quarter_when_full(monkeypatch):
+    import verifier.explore as explore_module
+
+    monkeypatch.setattr(explore_module, "REMEMBERED", 8)
+    calls = []
+    d = explore_module.remembered(lambda S, P: calls.append(S[0]) or float(S[0]), [0])
+    P = [0]
+    for i in range(9):  # the ninth answer makes nine: the oldest two go
+        d([i], P)
+    assert len(calls) == 9
+    for i in range(2, 9):
+        d([i], P)
+    assert len(calls) == 9  # remembered
+    d([1], P)
+    d([0], P)
+    assert calls[9:] == [1, 0]  # forgotten (one at a time, only the oldest would have gone)
+    monkeypatch.setattr(explore_module, "REMEMBERED", 0)
+    d = explore_module.remembered(lambda S, P: calls.append(S[0]) or float(S[0]), [0])
+    d([5], P)
+    d([5], P)
+    assert calls[11:] == [5, 5]  # nothing kept
+
 def test_remembering_the_costly_twin_changes_no_step_of_its_search(monkeypatch):
     import verifier.explore as explore_module
 
