@@ -881,12 +881,11 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
             bucket.sort(key=lambda n: n.key)
             del bucket[pool:]
 
-    def attempt(g: Game, move, keep: bool, after=None, chance=None):
+    def attempt(g: Game, move, keep: bool, after=None):
         """Play the move; the Gap or Fault it raised, or None. The game is as it was before the
         move when it raised, or always when keep is False; `after()` is called in the state the
-        move led to, when it did not raise, before the move is undone. `chance`: the chance's
-        state now, where the caller took it (for Game.save)."""
-        saved = g.save(move, chance)
+        move led to, when it did not raise, before the move is undone."""
+        saved = g.save(move)
         try:
             g.step(move, check=False)
         except (Gap, Fault) as exc:
