@@ -140,7 +140,7 @@ def play_random(game: Game, policy: random.Random, max_steps: int, check: bool =
             pending = (move, len(game.moves))
             if not gappy[move[0]]:
                 return step(move)
-            saved, chance = game.snapshot(), game.chance.getstate()
+            saved = game.save(move)  # what the move may change (Game.restore puts it back)
             try:
                 return step(move)
             except Gap as exc:
@@ -152,8 +152,7 @@ def play_random(game: Game, policy: random.Random, max_steps: int, check: bool =
                     avoided_keys.add(f.key)
                     f.moves = _with_failed(game, pending)
                     avoided.append(f)
-                game.S[:] = saved
-                game.chance.setstate(chance)
+                game.restore(saved)
                 move = moves[policy.randrange(len(moves))] if len(moves) > 1 else moves[0]
 
     try:
