@@ -130,6 +130,52 @@ def test_an_undecided_point_a_simulated_game_reached_is_not_asked_of_z3():
     assert len(asked) == 1
 
 
+def test_an_undecided_point_a_search_of_its_own_reached_is_not_asked_of_z3(monkeypatch):
+    # the shared search pauses at once (a stand-in: it hands every goal to the searches of their
+    # own, then ends); the reachability goal's own search reaches the point "twice" as a rider,
+    # so only "never" is asked of Z3 at the pause, and check_gaps reports the search's trace
+    import verifier.explore as explore_module
+    both = SPELLS.replace(" GUARD", "").replace(" RANK", "").replace(
+        "  plays += 1\n  turn := left(p)\n}\n/// Pass.",
+        "  plays += 1\n  if cast[p] > 5 { undecided \"never\" cite \"Play\" \"p\" }\n"
+        "  if plays >= 2 { undecided \"twice\" cite \"Play\" \"p\" }\n  turn := left(p)\n}\n/// Pass.")
+    both += "reachable three_plays cite \"Play\" \"p\": plays == 3\n"
+
+    real_explore = explore_module.explore
+
+    def pausing_at_once(program, goals, seed, budget, viable=None, pause=None, **kw):
+        if pause is None:  # a search of a goal's own
+            return real_explore(program, goals, seed, budget, viable=viable, **kw)
+        out = explore_module.Exploration()
+        more, _out_of_reach = pause[1]([g.key for g in goals])
+        out.found.update(more)
+        return out
+    reached_alone = []
+    real_own = explore_module.search_own
+
+    def noting_own(*a, **kw):
+        r = real_own(*a, **kw)
+        reached_alone.extend(k for k in r.found if k.startswith("gap:"))
+        return r
+    monkeypatch.setattr(explore_module, "explore", pausing_at_once)
+    monkeypatch.setattr(explore_module, "search_own", noting_own)
+    asked = []
+
+    class Noting(Verifier):
+        def gap_unreachable(self, ids):
+            asked.append(tuple(ids))
+            return super().gap_unreachable(ids)
+    v = Noting(compile_text(both), 2, 4, 20, games=0, explore=4_000)
+    r = {x.property: x for x in v.run()}
+    never, twice = sorted((x for x in r.values() if x.kind == "undecided"), key=lambda x: x.message)
+    assert r["three_plays"].status == "reachable" and "directed search" in r["three_plays"].message
+    assert reached_alone == [twice.property]
+    assert twice.status == "reachable" and "directed search" in twice.message
+    assert never.status == "unreachable"
+    ids = {u.reason: (u.id,) for u in v.spec.undecided}
+    assert set(asked) == {ids["never"]}  # not "twice"
+
+
 def test_a_fault_behind_an_undecided_point_is_not_a_fault():
     # casting from an empty hand would fault, but the undecided point before it stops the move:
     # the interpreter never gets there, so the prover must not report a run-time error either
