@@ -176,6 +176,37 @@ def test_an_undecided_point_a_search_of_its_own_reached_is_not_asked_of_z3(monke
     assert set(asked) == {ids["never"]}  # not "twice"
 
 
+def test_a_condition_the_first_question_s_model_meets_is_open_without_more_questions():
+    # possible() asks for all of an action's conditions at once first; a label its model meets is
+    # open at once (a state the assumptions allow meets it), and only the others are asked alone
+    text = SPELLS.replace(" GUARD", "").replace(" RANK", "").replace(
+        "  plays += 1\n  turn := left(p)\n}\n/// Pass.",
+        "  plays += 1\n  if plays >= 2 { undecided \"twice\" cite \"Play\" \"p\" }\n"
+        "  if cast[p] > 5 { undecided \"never\" cite \"Play\" \"p\" }\n  turn := left(p)\n}\n/// Pass.")
+    steps = []
+
+    class Counting(Verifier):
+        def ask_step(self, st, *facts, **kw):
+            r = super().ask_step(st, *facts, **kw)
+            steps.append(r[0])
+            return r
+    v = Counting(compile_text(text), 2, 4, 20, games=0, explore=0)
+    v.build()
+    assume = v.assumptions(v.prove_invariants())
+    cast = next(a for a in v.spec.actions if a.name == "cast_spell")
+    ids = {u.reason: u.id for u in v.spec.undecided}
+    steps.clear()
+    labelled = lambda st: [(g, c) for c, g in st.gaps]  # noqa: E731
+    open_ = v.possible(cast, labelled, assume)
+    assert open_ == [ids["twice"]]
+    # the first question is sat, its model meets "twice" (plays >= 2 somewhere is easy); "never"
+    # contradicts the invariant one_spell_each, so it alone is asked again, and refuted
+    assert steps[0] == z3.sat and len(steps) <= 2 and all(r == z3.unsat for r in steps[1:])
+    steps.clear()
+    assert v.possible(cast, lambda st: [(g, c) for c, g in st.gaps if g == ids["twice"]], assume) == [ids["twice"]]
+    assert steps == [z3.sat]  # one question, no question of its own
+
+
 def test_a_fault_behind_an_undecided_point_is_not_a_fault():
     # casting from an empty hand would fault, but the undecided point before it stops the move:
     # the interpreter never gets there, so the prover must not report a run-time error either
