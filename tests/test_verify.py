@@ -97,6 +97,53 @@ def test_a_phase_that_never_ends_is_caught():
     assert r["struggle_ends"].status != "proved"
 
 
+def test_an_action_s_run_time_errors_and_rankings_are_refuted_by_one_question():
+    # cast_spell may fault (a spell not in hand, a counter past its range) and must decrease the
+    # ranking: one brief question refutes both, and prove_ranking asks nothing more about it
+    spec = compile_text(SPELLS.replace(" GUARD", "").replace(" RANK", ""))
+    asked = []
+
+    class Noting(Verifier):
+        def ask_step(self, st, *facts, **kw):
+            asked.append(st)
+            return super().ask_step(st, *facts, **kw)
+
+        def settle(self, a, st, *facts, **kw):
+            asked.append(st)
+            return super().settle(a, st, *facts, **kw)
+    v = Noting(spec, 2, 4, 20, games=0, explore=0)
+    v.build()
+    v.assumed = v.prove_invariants()
+    cast = v.steps["cast_spell"]
+    assert cast.faults
+    asked.clear()
+    v.check_faults()
+    assert "cast_spell" in v._kept_with_faults
+    assert asked.count(cast) == 1  # the one question (the guard's own faults are asked without the guard)
+    asked.clear()
+    ranking = next(p for p in spec.properties if p.kind == "terminates")
+    v.prove_ranking(ranking)
+    cast_cases = [cast, *v.cases(next(a for a in spec.actions if a.name == "cast_spell"))]
+    assert not any(st is c for st in asked for c in cast_cases)
+    r = {x.property: x for x in v.results}
+    assert r["no_runtime_errors"].status == "proved" and r["struggle_ends"].status == "proved"
+
+
+def test_a_ranking_the_joint_question_does_not_refute_is_asked_apart():
+    # pass_turn adds 0 to a counter instead of counting its plays: it may still fault (the counter
+    # past its range, refuted), but the ranking no longer decreases, so the joint question is sat;
+    # the run-time errors and the ranking are asked apart, and the ranking's failure is found
+    text = SPELLS.replace(" GUARD", "").replace(" RANK", "").replace(
+        "when phase == struggle and p == turn and plays < 12 {\n  plays += 1",
+        "when phase == struggle and p == turn and plays < 12 {\n  cast[p] += 0")
+    v = Verifier(compile_text(text), 2, 4, 20, games=0, explore=0)
+    r = {x.property: x for x in v.run()}
+    assert v.steps["pass_turn"].faults
+    assert "pass_turn" not in v._kept_with_faults and "cast_spell" in v._kept_with_faults
+    assert r["no_runtime_errors"].status == "proved"
+    assert r["struggle_ends"].status in ("violated", "bounded"), r["struggle_ends"].message
+
+
 def test_an_undecided_point_is_proved_unreachable_or_reached():
     unreachable = SPELLS.replace(" GUARD", "").replace(" RANK", "").replace(
         "  plays += 1\n  turn := left(p)\n}\n/// Pass.",
