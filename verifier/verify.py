@@ -1240,12 +1240,10 @@ class Verifier:
         if not ranked or not faults or a.name in self._unsettled_at_once:
             return False
         try:
-            parts = [self.ranking_broken(p, st) for p in ranked]
+            cons, bad = self.rankings_broken(ranked, st)
         except Unsupported:
             return False
-        r, _m, _why = self.ask_step(st, *assume, *[c for cons, _b in parts for c in cons],
-                                    OR(*faults, AND(st.alive, OR(*[bad for _c, bad in parts]))),
-                                    timeout_ms=self.QUICK_MS)
+        r, _m, _why = self.ask_step(st, *assume, *cons, OR(*faults, AND(st.alive, bad)), timeout_ms=self.QUICK_MS)
         if r != z3.unsat:
             return False
         self._kept_with_faults.add(a.name)
@@ -1325,6 +1323,12 @@ class Verifier:
         extra = [c for _v, _f, cs in ranks + ranks2 for c in cs]
         return [*cc, *cc2, *extra], AND(cond, NOT(cf), NOT(ok))
 
+    def rankings_broken(self, ranked: list, st: StepResult) -> tuple[list, object]:
+        """ranking_broken for several rankings on one step at once: (their constraints, the
+        condition that one of them fails)."""
+        parts = [self.ranking_broken(p, st) for p in ranked]
+        return [c for cons, _b in parts for c in cons], OR(*[bad for _c, bad in parts])
+
     def rankings_kept(self) -> set[str]:
         """The actions on which every ranking of the spec decreases and stays non-negative: one
         brief question per action for all of them together (de.rules, 5 players, two rankings:
@@ -1342,9 +1346,8 @@ class Verifier:
                     if a.name in self._kept:
                         continue
                     st = self.steps[a.name]
-                    parts = [self.ranking_broken(p, st) for p in ranked]
-                    r, _m, _why = self.ask_step(st, *assume, st.alive, *[c for cons, _b in parts for c in cons],
-                                                OR(*[bad for _c, bad in parts]), timeout_ms=self.QUICK_MS)
+                    cons, bad = self.rankings_broken(ranked, st)
+                    r, _m, _why = self.ask_step(st, *assume, st.alive, *cons, bad, timeout_ms=self.QUICK_MS)
                     if r == z3.unsat:
                         self._kept.add(a.name)
             except Unsupported:
