@@ -729,22 +729,22 @@ class Verifier:
     def preserved(self, a: ir.Action, candidates: set) -> tuple[list, dict]:
         """Which candidates action a may break, assuming all of them before the move.
 
-        One query for all at once, again without what a counterexample breaks until none is
-        found; when it times out, one query per invariant, so that a hard one does not take the
-        others down with it. A step that can be split by its players' values is asked so first
-        briefly (preserved_alone), and only what that leaves open is split into cases: most
-        invariants are settled at once alone, and one whose whole-step question is as hard as
-        its cases' is not split (measured in the README). An invariant whose brief question alone
-        was not settled for an earlier action is split into cases at once, and left out of the
-        questions of all at once and alone: they would only time out on it again (measured in
-        the README: two invariants made four actions' questions time out twice each). So is one
-        whose brief question alone was not settled for this action with another player count of the
-        spec (hard_before: the induction with 3 players after 4, 26.3 -> 17.8 s, a probe).
+        One query for all at once, again without what a counterexample breaks until none is found;
+        when it times out, one query per invariant, so that a hard one does not take the others down
+        with it. A step that can be split by its players' values is asked so first briefly
+        (preserved_alone), and only what that leaves open is split into cases: most invariants are
+        settled at once alone, and one whose whole-step question is as hard as its cases' is not
+        split (measured in benchmarks/HISTORY.md). An invariant whose brief question alone was not
+        settled for an earlier action is split into cases at once, and left out of the questions of
+        all at once and alone: they would only time out on it again (measured in
+        benchmarks/HISTORY.md: two invariants made four actions' questions time out twice each). So
+        is one whose brief question alone was not settled for this action with another player count
+        of the spec (hard_before: the induction with 3 players after 4, 26.3 -> 17.8 s, a probe).
         The brief questions of the whole step (all at once, one alone) are asked of the simplex
         solver alone (check's second): Z3's default arithmetic settled few of those it left open,
-        and took 2 to 4 s on each it did not (measured in the README: de.rules' and Wizard
-        Extreme's inductions a quarter to a third faster). A case's brief try still asks both.
-        Returns (broken names, {name: why unknown})."""
+        and took 2 to 4 s on each it did not (measured in benchmarks/HISTORY.md: de.rules' and
+        Wizard Extreme's inductions a quarter to a third faster). A case's brief try still asks
+        both. Returns (broken names, {name: why unknown})."""
         st = self.steps[a.name]
         failed: list = []
         timed_out: dict = {}
