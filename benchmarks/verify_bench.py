@@ -1,7 +1,7 @@
 """Time `rulespec verify` of a spec for each player count: seconds and status counts.
 
-usage: python benchmarks/verify_bench.py [SPEC] [--players 3,4,5] [--jobs J] [--whole] [--depth K]
-                                         [--timeout S] [--games G] [--explore M] [--out DIR]
+usage: python benchmarks/verify_bench.py [SPEC] [--players 3,4,5] [--jobs J] [--whole [--repeat R]]
+                                         [--depth K] [--timeout S] [--games G] [--explore M] [--out DIR]
 
 Each player count runs as its own `rulespec verify SPEC --players N --json` process (at most J at
 once; J = 1 measures one core per count), timed from start to exit. With --whole, the run is the
@@ -12,7 +12,10 @@ Prints per player count the wall seconds and the CPU seconds of its process (the
 seconds over J are the least wall time J cores could give it), the count of each status, and the
 properties that are not proved (with their status and the first words of why); the whole JSON
 answers go to DIR (default build/verify_bench).
-Shared machines drift by up to 1.5x between runs: measure twice and give both.
+Shared machines drift by up to 1.5x between runs: measure twice and give both. With --whole
+--repeat R the whole run is made R times in a row: each run's lines, then the least, median and
+largest wall and CPU seconds, and whether every run gave every property the same status (the run is
+seeded, so a difference is a finding: the line names each property that differed).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import collections
 import concurrent.futures
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -63,11 +67,53 @@ def run_one(spec: str, n: int, args) -> tuple[int, float, float, dict, str]:
     return (n, *_verify([spec, "--players", str(n)], args, f"verify_{n}.json"))
 
 
-def run_whole(spec: str, counts: list[int], args) -> tuple[float, float, dict, str]:
+def run_whole(spec: str, counts: list[int], args, saved: str = "verify_whole.json") -> tuple[float, float, dict, str]:
     """One `rulespec verify` process for every count of the spec (or the one count given), as a
-    user runs it: what _verify gives."""
+    user runs it: what _verify gives (its document saved as DIR/saved)."""
     one = ["--players", str(counts[0])] if len(counts) == 1 else []
-    return _verify([spec, *one, "--jobs", str(max(1, args.jobs))], args, "verify_whole.json")
+    return _verify([spec, *one, "--jobs", str(max(1, args.jobs))], args, saved)
+
+
+def statuses(doc: dict) -> dict:
+    """(property, player count) -> status, of a verify JSON document."""
+    return {(r["property"], r["players"]): r["status"] for s in doc.get("specs", []) for r in s["results"]}
+
+
+def spread(values: list[float]) -> str:
+    """The least, median and largest of values, in seconds."""
+    return f"{min(values):.1f} / {statistics.median(values):.1f} / {max(values):.1f} s"
+
+
+def main_whole(args, counts: list[int]) -> int:
+    """--whole: the run as a user starts it, --repeat times."""
+    walls, cpus, seen = [], [], []
+    for i in range(args.repeat):
+        saved = "verify_whole.json" if args.repeat == 1 else f"verify_whole_{i + 1}.json"
+        seconds, cpu, doc, err = run_whole(args.spec, counts, args, saved)
+        run = "" if args.repeat == 1 else f" (run {i + 1} of {args.repeat})"
+        print(f"rulespec verify {args.spec} --jobs {args.jobs}{run} (depth {args.depth}, timeout "
+              f"{args.timeout:g} s, {args.games} games; load average {os.getloadavg()[0]:.1f})", flush=True)
+        if not doc:
+            print(f"FAILED after {seconds:.1f} s: {err}")
+            return 1
+        per = doc["specs"][0].get("players", {}) if doc.get("specs") else {}
+        for n in sorted(per, key=int):
+            report(int(n), doc, per[n], None)
+        print(f"the whole run: {seconds:.1f} s wall, {cpu:.1f} s CPU (at best {cpu / max(1, args.jobs):.1f} s wall "
+              f"on {args.jobs} cores)", flush=True)
+        walls.append(seconds)
+        cpus.append(cpu)
+        seen.append(statuses(doc))
+    if args.repeat > 1:
+        print(f"{args.repeat} runs, least / median / largest: {spread(walls)} wall, {spread(cpus)} CPU")
+        keys = sorted(set().union(*seen))
+        differ = [k for k in keys if len({run.get(k) for run in seen}) > 1]
+        if differ:
+            print("statuses differ between the runs: " + "; ".join(
+                f"{name} ({n} players): {' / '.join(str(run.get((name, n))) for run in seen)}" for name, n in differ))
+            return 1
+        print(f"every run gave each of the {len(keys)} results the same status")
+    return 0
 
 
 def report(n: int, doc: dict, seconds: float, cpu: float | None) -> None:
@@ -90,6 +136,9 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--whole", action="store_true",
                     help="one `rulespec verify` process for all the counts, as a user runs it")
+    ap.add_argument("--repeat", type=int, default=1, metavar="R",
+                    help="with --whole: the run R times in a row, with the spread of the seconds and a check "
+                         "that every run gave the same statuses (default 1)")
     ap.add_argument("--depth", type=int, default=8)
     ap.add_argument("--timeout", type=float, default=30)
     ap.add_argument("--games", type=int, default=100)
@@ -97,21 +146,14 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "verify_bench"))
     args = ap.parse_args(argv)
     counts = [int(x) for x in args.players.split(",")]
+    if args.repeat < 1:
+        ap.error("--repeat must be at least 1")
+    if args.repeat > 1 and not args.whole:
+        ap.error("--repeat goes with --whole")
     if args.whole:
         if len(counts) > 1 and args.players != ap.get_default("players"):
             ap.error("--whole verifies every player count of the spec, or one with --players N")
-        seconds, cpu, doc, err = run_whole(args.spec, counts, args)
-        print(f"rulespec verify {args.spec} --jobs {args.jobs} (depth {args.depth}, timeout {args.timeout:g} s, "
-              f"{args.games} games; load average {os.getloadavg()[0]:.1f})")
-        if not doc:
-            print(f"FAILED after {seconds:.1f} s: {err}")
-            return 1
-        per = doc["specs"][0].get("players", {}) if doc.get("specs") else {}
-        for n in sorted(per, key=int):
-            report(int(n), doc, per[n], None)
-        print(f"the whole run: {seconds:.1f} s wall, {cpu:.1f} s CPU (at best {cpu / max(1, args.jobs):.1f} s wall "
-              f"on {args.jobs} cores)")
-        return 0
+        return main_whole(args, counts)
     t0 = time.perf_counter()
     # the largest player counts first, as `rulespec verify` runs them (they take longest)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
