@@ -568,7 +568,8 @@ class Verifier:
         solvers: dict = {}
 
         def query(step, terms, timeout_ms=None):
-            return self.ask_step(step, *assume, OR(*terms), timeout_ms=timeout_ms, guard=with_guard)[0]
+            """(result, model or None, reason) of the terms' disjunction on the step."""
+            return self.ask_step(step, *assume, OR(*terms), timeout_ms=timeout_ms, guard=with_guard)
 
         def sliced(step, t) -> bool:
             base = [*assume, *([step.guard] if with_guard else [])]
@@ -578,8 +579,7 @@ class Verifier:
         if not items:
             return []
         split = self.splittable(a)
-        r, m, _why = self.ask_step(st, *assume, OR(*[t for _l, t in items]), timeout_ms=self.QUICK_MS,
-                                   guard=with_guard)
+        r, m, _why = query(st, [t for _l, t in items], self.QUICK_MS)
         if r == z3.unsat:
             return []
         # a label with a condition the model meets is open: a state the assumptions allow meets it
@@ -593,7 +593,7 @@ class Verifier:
             if lab in met:
                 open_.append(lab)
                 continue
-            if all(sliced(st, t) or query(st, [t], self.QUICK_MS // 2 if split else None) == z3.unsat
+            if all(sliced(st, t) or query(st, [t], self.QUICK_MS // 2 if split else None)[0] == z3.unsat
                    for lb, t in items if lb == lab):
                 continue
             if split and all(sliced(case, t) or
