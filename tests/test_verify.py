@@ -1304,3 +1304,76 @@ def test_the_size_of_a_hand_at_a_player_held_in_a_variable_is_one_of_the_players
     # and the induction proves the giver's hand holds what he has to give
     r = {x.property: x for x in Verifier(spec, 3, 2, 20, 0, explore=0).run()}
     assert r["enough"].status == "proved"
+
+
+# ---- Z3's proofs against the random games the run plays -------------------------------------
+# Random games break `small` and the ranking `adds` within a few moves, fault on `add` past 5 and
+# stop at a deadlock once `jam` is played: Z3 proves none of these. The subclass below stands for a
+# Z3 encoding that wrongly proves them all; the random games the run plays must catch each, with a
+# trace that replays.
+TALLY = """
+game tally "Tally"
+players 2..2 cite "P" "two"
+var tally: 0..5
+var moves: 0..20
+var jammed: bool
+init cite "S" "start" { tally := 0 }
+/// Add one.
+action add(p: Player) by p cite "R" "add" when moves < 20 and not jammed { tally += 1
+  moves += 1 }
+/// Wait.
+action wait(p: Player) by p cite "R" "wait" when moves < 20 and not jammed { moves += 1 }
+/// Jam the game: nothing is legal after it.
+action jam(p: Player) by p cite "R" "jam" when moves >= 10 and moves < 20 and not jammed { jammed := true }
+end done cite "E" "e": moves >= 20
+/// The tally stays small.
+invariant small cite "R" "small": tally <= 3
+/// Every move adds.
+terminates adds cite "R" "adds": while moves < 20 decreases 5 - tally
+"""
+
+
+class _ProvesEverything(Verifier):
+    """Stands for an unsound encoding: every action preserves every invariant and decreases every
+    ranking, none faults, and no state is stuck."""
+
+    def preserved(self, a, candidates):
+        return [], {}
+
+    def _proved(self, kind, name):
+        import time
+
+        from verifier import ir
+        self.add(ir.Property(kind, name, None, None), "proved", time.perf_counter(), "wrongly", kind=kind)
+
+    def check_faults(self):
+        self._proved("fault", "no_runtime_errors")
+
+    def check_deadlock(self):
+        self._proved("deadlock", "no_deadlock")
+
+    def prove_ranking(self, p):
+        self.add(p, "proved", 0.0, "wrongly")
+
+
+def test_a_proof_that_a_random_game_breaks_is_reported_as_a_defect_with_a_replayed_trace():
+    spec = compile_text(TALLY)
+    names = {"small": "violation", "adds": "violation", "no_runtime_errors": "fault", "no_deadlock": "deadlock"}
+    honest = {r.property: r for r in Verifier(spec, 2, 4, 20, 50, explore=0).run()}
+    assert all(honest[name].status == "violated" for name in names), {n: honest[n].status for n in names}
+    r = {x.property: x for x in _ProvesEverything(spec, 2, 4, 20, 50, explore=0).run()}
+    for name, outcome in names.items():
+        assert r[name].status == "unknown", (name, r[name].message)
+        assert "Z3 proved it, but a simulated game breaks it" in r[name].message and "defect" in r[name].message
+        trace = r[name].trace
+        assert trace is not None and len(trace) == r[name].depth >= 1
+        if outcome == "deadlock":  # (a trace's outcome names its first violation, if any, before a deadlock)
+            assert "no action is enabled" in r[name].message
+        else:
+            assert trace.outcome["kind"] == outcome, (name, trace.outcome)
+
+
+def test_without_random_games_a_proof_is_not_cross_checked_by_them():
+    spec = compile_text(TALLY)
+    r = {x.property: x for x in _ProvesEverything(spec, 2, 4, 20, 0, explore=0).run()}
+    assert all(r[name].status == "proved" for name in ("small", "adds", "no_runtime_errors", "no_deadlock"))

@@ -86,9 +86,15 @@ def build_parser() -> argparse.ArgumentParser:
                                    "unreachable or reached, deadlocks and run-time errors ruled out. What is not "
                                    "proved is searched for in random games, by a directed search of the interpreter "
                                    "(from the states nearest each goal) and by bounded model checking; every "
-                                   "counterexample and witness is replayed in the interpreter before it is reported. Statuses: proved, bounded "
-                                   "(k = depth), violated (with a trace), unknown (time-out or unsupported), and "
-                                   "for reachability reachable / unreachable. With no SPEC: every spec under spec/.")
+                                   "counterexample and witness is replayed in the interpreter before it is reported. "
+                                   "What Z3 proves is checked against the random games the run plays (every "
+                                   "invariant, ranking and bound after every move, run-time errors and deadlocks "
+                                   "where they happen), and what it proves unreachable against the directed search: "
+                                   "a game that breaks a proved result, replayed, turns it into unknown, naming the "
+                                   "defect, with the game's trace. Statuses: proved, bounded (k = depth), violated "
+                                   "(with a trace), unknown (time-out, unsupported, or Z3 and a replayed game "
+                                   "disagree), and for reachability reachable / unreachable. With no SPEC: every "
+                                   "spec under spec/.")
     v.add_argument("specs", nargs="*", metavar="SPEC", help=".rules files or folders (default: spec/)")
     v.add_argument("--players", type=_positive, metavar="N", help="player count (default: every count)")
     v.add_argument("--depth", type=_positive, default=8, metavar="K",
@@ -97,7 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="time limit of each solver query; past it the answer is unknown (default 30)")
     v.add_argument("--games", type=int, default=100, metavar="G",
                    help="random games played for witnesses deeper than the bounded search: a gap reached, a "
-                        "sanity goal reached, or a violation found there is a real trace (default 100; 0: none)")
+                        "sanity goal reached, or a violation found there is a real trace; what Z3 proves is checked against "
+                        "them (default 100; 0: none)")
     v.add_argument("--explore", type=int, default=400_000, metavar="MOVES",
                    help="moves of a directed search for the goals, undecided points and violations the random "
                         "games missed: play goes on from the states nearest each goal. A goal it has not reached "

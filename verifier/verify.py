@@ -628,8 +628,64 @@ class Verifier:
         self.check_gaps()
         self.check_deadlock()
         self.check_sanity()
+        self.cross_check_simulation()
         self.cross_check_exploration()
         return self.results
+
+    def cross_check_simulation(self):
+        """What Z3 proved, the random games (which check every invariant, ranking and bound after
+        every move, and meet run-time errors and deadlocks where they are) must not have broken: a
+        proved result with such a finding that replays in a fresh interpreter turns into unknown,
+        naming the defect, with the game's trace. The games run here if nothing asked for them
+        before (a proved result is always checked against them, when there are any)."""
+        if not self.games or not any(r.status == "proved" for r in self.results):
+            return
+        sim = self.simulation()
+        if sim is None:
+            return
+        from .simulate import record_trace
+
+        for k, r in enumerate(self.results):
+            if r.status != "proved":
+                continue
+            if r.kind == "fault":
+                keys = [key for key in sim.findings if key.startswith("fault:")]
+            elif r.kind == "deadlock":
+                keys = ["deadlock"]
+            elif r.kind in ("invariant", "terminates", "bound"):
+                keys = [f"violation:{r.property}"]
+            else:
+                continue
+            f = next((sim.findings[key] for key in keys if key in sim.findings and self._replays(sim.findings[key])),
+                     None)
+            if f is None:
+                continue
+            self.results[k] = Result(r.property, r.kind, self.n, "unknown", r.seconds,
+                                     f"Z3 proved it, but a simulated game breaks it (replayed after {len(f.moves)} "
+                                     f"moves, seed \"{f.seed}\": {f.message}): a defect of rulespec's Z3 encoding "
+                                     "or its interpreter, please report it", len(f.moves), r.cite,
+                                     r.expected_violation, r.span,
+                                     record_trace(self.interpreter(), f.seed, f.params, f.moves))
+
+    def _replays(self, f) -> bool:
+        """Whether a simulated game's finding (a violation, a run-time error or a deadlock) happens
+        again when its moves are replayed in a fresh interpreter from its seed."""
+        from .backends.runtime import Fault, Gap
+
+        try:
+            game = self.interpreter().start(f.seed, f.params or None)
+            if any(f.key == f"violation:{v.prop.name}" for v in game.initial_violations()):
+                return True
+            for move in f.moves:
+                if not game.is_legal(move):
+                    return False
+                if any(f.key == f"violation:{v.prop.name}" for v in game.step(move)):
+                    return True
+        except Fault:
+            return f.kind == "fault"
+        except Gap:
+            return False
+        return f.kind == "deadlock" and game.ended() is None and not game.legal_moves()
 
     def cross_check_exploration(self):
         """What Z3 proved unreachable, the directed search (when it ran) must not have reached: a
