@@ -1377,3 +1377,66 @@ def test_without_random_games_a_proof_is_not_cross_checked_by_them():
     spec = compile_text(TALLY)
     r = {x.property: x for x in _ProvesEverything(spec, 2, 4, 20, 0, explore=0).run()}
     assert all(r[name].status == "proved" for name in ("small", "adds", "no_runtime_errors", "no_deadlock"))
+
+
+# ---- the per-property time limit (--property-timeout) -----------------------------------------
+def _statuses(results):
+    return {(r.property, r.status, r.depth) for r in results}
+
+
+def test_a_property_whose_limit_is_spent_is_unknown_with_the_time_spent_and_the_others_keep_theirs():
+    spec = compile_text(SPELLS.replace(" GUARD", "").replace(" RANK", ""))
+    free = Verifier(spec, 2, 4, 20, 30).run()
+    assert {r.status for r in free} == {"proved"}
+    # a limit spent before the first question: nothing Z3 would have proved is claimed
+    spent = {r.property: r for r in Verifier(spec, 2, 4, 20, 30, property_timeout=1e-9).run()}
+    assert {r.status for r in spent.values()} == {"unknown"}, {r.property: r.status for r in spent.values()}
+    for r in spent.values():
+        assert "the time limit of 1e-09 s per property was reached" in r.message, r.message
+        assert "s of solver time" in r.message and r.seconds >= 0
+    # a limit none of them reaches: the same answers as without one
+    assert _statuses(Verifier(spec, 2, 4, 20, 30, property_timeout=1000).run()) == _statuses(free)
+
+
+def test_each_property_has_a_limit_of_its_own():
+    spec = compile_text(SPELLS.replace(" GUARD", "").replace(" RANK", ""))
+    v = Verifier(spec, 2, 4, 20, 30, property_timeout=1000)
+    seen = []
+    original = Verifier.budget
+
+    def budget(self, fn, *args, limited=True):
+        def watched(*a):
+            seen.append((getattr(fn, "__name__", ""), limited, self._budget))
+            return fn(*a)
+        return original(self, watched, *args, limited=limited)
+    v.budget = budget.__get__(v)
+    v.run()
+    names = [n for n, _l, _b in seen]
+    assert names[:2] == ["prove_invariants", "check_faults"] and "check_deadlock" in names
+    budgets = [b for _n, limited, b in seen if limited]
+    assert all(b is not None and b.limit == 1000 for b in budgets)
+    assert len({id(b) for b in budgets}) == len(budgets)  # a fresh budget each
+
+
+def test_an_answer_cut_short_by_the_limit_is_not_kept_in_the_store_of_answers(tmp_path):
+    from verifier.answers import Answers
+
+    spec = compile_text(SPELLS.replace(" GUARD", "").replace(" RANK", ""))
+    store = Answers(str(tmp_path / "answers.db"))
+    Verifier(spec, 2, 4, 20, 30, answers=store, property_timeout=1e-9).run()
+    asked = store.counts()[1]
+    assert asked > 0 and len(store) == 0  # no unsat answer, and no brief try that "timed out"
+    assert store._db.execute("select count(*) from brief").fetchone()[0] == 0
+    again = Verifier(spec, 2, 4, 20, 30, answers=store).run()
+    assert {r.status for r in again} == {"proved"} and store.counts()[0] == 0  # nothing taken from the store
+
+
+def test_the_property_timeout_option(tmp_path):
+    good = tmp_path / "good.rules"
+    good.write_text(SPELLS.replace(" GUARD", "").replace(" RANK", ""))
+    r = run_cli("verify", str(good), "--players", "2", "--depth", "2", "--games", "10", "--property-timeout", "600",
+                "--json")
+    assert r.code == 0, r
+    assert {x["status"] for x in json.loads(r.out)["specs"][0]["results"]} == {"proved"}
+    r = run_cli("verify", str(good), "--property-timeout", "0")
+    assert r.code == 2 and "--property-timeout" in r.err and "Traceback" not in r.err

@@ -101,6 +101,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="bounded search depth in moves for what induction does not prove (default 8)")
     v.add_argument("--timeout", type=_positive, default=30, metavar="SECONDS",
                    help="time limit of each solver query; past it the answer is unknown (default 30)")
+    v.add_argument("--property-timeout", type=_positive, metavar="SECONDS",
+                   help="time limit of each property's solver queries in all (the induction, which proves the "
+                        "invariants together, has one): once they have taken it, a query still running gets "
+                        "only what is left, no more are asked, and the property is unknown, with the time "
+                        "spent (default: none)")
     v.add_argument("--games", type=int, default=100, metavar="G",
                    help="random games played for witnesses deeper than the bounded search: a gap reached, a "
                         "sanity goal reached, or a violation found there is a real trace; what Z3 proves is checked against "

@@ -258,7 +258,7 @@ def cmd_docs(args) -> int:
 # ---- verify --------------------------------------------------------------------------------
 
 def _verify_one(path: str, n: int, depth: int, timeout: float, games: int, explore: int, answers_file=None,
-                hard_before=None):
+                hard_before=None, property_timeout=None):
     """One spec at one player count (run in a worker process): its results, seconds, the use of
     the store of answers (reused, asked, added) and what its induction found hard alone
     (Verifier.hard_alone_at, for the next player counts: hard_before)."""
@@ -270,7 +270,7 @@ def _verify_one(path: str, n: int, depth: int, timeout: float, games: int, explo
     t0 = time.perf_counter()
     spec, _warnings = load_spec(path)
     answers = Answers(answers_file) if answers_file else None
-    v = Verifier(spec, n, depth, timeout, games, explore, answers, hard_before)
+    v = Verifier(spec, n, depth, timeout, games, explore, answers, hard_before, property_timeout)
     results = v.run()
     return results, time.perf_counter() - t0, answers.counts() if answers else (0, 0, 0), v.hard_alone_at
 
@@ -321,7 +321,8 @@ def cmd_verify(args) -> int:
                         ticks[0] += 1
                         bar(ticks[0])
                     before = answers.counts() if answers else (0, 0, 0)
-                    v = Verifier(spec, n, args.depth, args.timeout, games, explore, answers, hard[path])
+                    v = Verifier(spec, n, args.depth, args.timeout, games, explore, answers, hard[path],
+                                 args.property_timeout)
                     results = v.run(tick)
                     _learn(hard[path], v.hard_alone_at)
                     after = answers.counts() if answers else (0, 0, 0)
@@ -338,7 +339,8 @@ def cmd_verify(args) -> int:
             def start():
                 path, n = waiting.pop(0)
                 running[pool.submit(_verify_one, path, n, args.depth, args.timeout, games, explore,
-                                    args.answers, {a: sorted(ns) for a, ns in hard[path].items()})] = (path, n)
+                                    args.answers, {a: sorted(ns) for a, ns in hard[path].items()},
+                                    args.property_timeout)] = (path, n)
             while waiting and len(running) < jobs:
                 start()
             while running:

@@ -64,12 +64,74 @@ class Result:
 EXPLORE = 400_000  # moves of the directed search (explore.py), per player count
 
 
+class _Budget:
+    """The per-property time limit (Verifier.property_timeout): the solver time the questions of
+    one property (or of the induction, which proves the invariants together) have taken."""
+
+    def __init__(self, limit: float):
+        self.limit = limit
+        self.spent = 0.0
+
+    def why(self) -> str:
+        return f"the time limit of {self.limit:g} s per property was reached ({self.spent:.1f} s of solver time)"
+
+
+class _Solver(z3.Solver):
+    """A solver whose questions count against the verifier's current per-property budget: one
+    asked with the budget spent is not asked (unknown, reason_unknown naming the limit), and one
+    asked with less left than its own time limit gets only what is left."""
+
+    def __init__(self, budget_of):
+        super().__init__()
+        self._budget_of = budget_of  # () -> the current _Budget, or None
+        self._timeout = None         # the time limit set on the solver, in ms
+        self.over = False            # the last question was cut short or refused by the budget
+
+    def set(self, *args, **keys):
+        if len(args) == 2 and args[0] == "timeout":
+            self._timeout = args[1]
+        if "timeout" in keys:
+            self._timeout = keys["timeout"]
+        return super().set(*args, **keys)
+
+    def check(self, *assumptions):
+        b = self._budget_of()
+        self.over = False
+        if b is None:
+            return super().check(*assumptions)
+        left = int((b.limit - b.spent) * 1000)
+        if left <= 0:
+            self.over, self._why = True, b.why()
+            return z3.unknown
+        cut = self._timeout is None or left < self._timeout
+        if cut:
+            super().set("timeout", left)
+        t0 = time.perf_counter()
+        try:
+            r = super().check(*assumptions)
+        finally:
+            b.spent += time.perf_counter() - t0
+            if cut:
+                super().set("timeout", self._timeout if self._timeout is not None else 4294967295)
+        if r == z3.unknown and cut and super().reason_unknown() in ("timeout", "canceled"):
+            self.over, self._why = True, b.why()
+        return r
+
+    def reason_unknown(self):
+        return self._why if self.over else super().reason_unknown()
+
+
 class Verifier:
     """All proof obligations of one spec for one player count."""
 
     def __init__(self, spec: ir.Spec, players: int, depth: int = 8, timeout: float = 30.0, games: int = 100,
-                 explore: int = EXPLORE, answers=None, hard_before: dict | None = None):
+                 explore: int = EXPLORE, answers=None, hard_before: dict | None = None,
+                 property_timeout: float | None = None):
         self.spec = spec
+        # the solver time one property's questions may take in all (None: no limit); the induction,
+        # which proves the invariants together, has one such limit (_Budget, budget())
+        self.property_timeout = property_timeout
+        self._budget: _Budget | None = None
         self.answers = answers  # an answers.Answers: unsat answers kept across runs, or None
         # preserved(): action -> the invariants a brief question alone did not settle for it with
         # another player count of the spec (split into cases at once here); hard_alone_at: this run's
@@ -165,10 +227,21 @@ class Verifier:
         return all(_same_value_terms(self.pre[name], st.state[name]) for name in reads(self.spec, p.expr))
 
     def solver(self) -> z3.Solver:
-        s = z3.Solver()
+        s = _Solver(lambda: self._budget)
         s.set("timeout", self.timeout_ms)
         assert_all(s, self.pcons)
         return s
+
+    def budget(self, fn, *args, limited: bool = True):
+        """fn(*args) with its solver questions under a per-property time limit of their own
+        (property_timeout; none when limited is False: the directed search, bounded by its moves,
+        whose questions serve several properties)."""
+        outer = self._budget
+        self._budget = _Budget(self.property_timeout) if limited and self.property_timeout is not None else None
+        try:
+            return fn(*args)
+        finally:
+            self._budget = outer
 
     def allowed(self, *facts):
         """Whether some state the proved invariants allow (self.assumed, before any move) meets
@@ -479,7 +552,8 @@ class Verifier:
         return key, (self.answers.known(key, brief) if key is not None else None)
 
     def _remember(self, key, r, why: str, ms: int, seconds: float) -> None:
-        """Keep an unsat answer, or a brief try (shorter than the run's limit) that timed out."""
+        """Keep an unsat answer, or a brief try (shorter than the run's limit) that timed out (not
+        one the per-property limit cut short or refused: its reason names that limit, _Budget)."""
         if key is None:
             return
         if r == z3.unsat:
@@ -614,20 +688,20 @@ class Verifier:
                                            f"cannot encode the setup: {exc.message}", cite=p.cite, span=p.span,
                                            expected_violation=p.expect_violated))
             return self.results
-        self.assumed = self.prove_invariants()
-        self.check_faults()
+        self.assumed = self.budget(self.prove_invariants)
+        self.budget(self.check_faults)
         for p in self.spec.properties:
             if p.kind == "terminates":
-                self.prove_ranking(p)
+                self.budget(self.prove_ranking, p)
             elif p.kind == "bound":
-                self.prove_bound(p)
+                self.budget(self.prove_bound, p)
             elif p.kind == "reachable":
-                self.check_reachable(p)
+                self.budget(self.check_reachable, p)
             if progress:
                 progress()
         self.check_gaps()
-        self.check_deadlock()
-        self.check_sanity()
+        self.budget(self.check_deadlock)
+        self.budget(self.check_sanity)
         self.cross_check_simulation()
         self.cross_check_exploration()
         return self.results
@@ -779,7 +853,7 @@ class Verifier:
                                            cite=p.cite, span=p.span, expected_violation=p.expect_violated))
             else:
                 why = broken.get(p.name, "expected to fail")
-                self.search_violation(p, why)
+                self.budget(self.search_violation, p, why)  # a limit of its own, past the induction's
         return candidates
 
     def preserved(self, a: ir.Action, candidates: set) -> tuple[list, dict]:
@@ -1006,7 +1080,13 @@ class Verifier:
     def exploration(self):
         """The directed search (explore.py) for what the random games did not reach: the reachability
         goals, the undecided points, violations of the invariants not proved. Run once, when first
-        needed (after the induction, so that the invariants not proved are known); None when off."""
+        needed (after the induction, so that the invariants not proved are known); None when off.
+        Its solver questions (which start games may reach a goal; which undecided points are out
+        of reach) serve several properties: they are not under the per-property time limit of
+        the one that first needed the search (budget)."""
+        return self.budget(self._exploration, limited=False)
+
+    def _exploration(self):
         if not self._explore_asked and self.explore:
             self._explore_asked = True
             from .explore import Exploration, explore, gap_goal, search_own, state_goal
@@ -1576,57 +1656,62 @@ class Verifier:
         return not possible
 
     def check_gaps(self):
-        """Each undecided point: proved unreachable, or reached by a replayed trace."""
+        """Each undecided point: proved unreachable, or reached by a replayed trace (each under a
+        per-property time limit of its own)."""
         for u_pt in self.spec.undecided:
-            t0 = time.perf_counter()
-            prop = ir.Property("undecided", f"gap:{u_pt.span.line}:{u_pt.span.col}" if u_pt.span else f"gap:{u_pt.id}",
-                               u_pt.cite, u_pt.span, doc=u_pt.reason)
-            if any(r.property == prop.name for r in self.results):
-                continue
-            ids = [x.id for x in self.spec.undecided if x.span == u_pt.span]  # inlined copies of one point
-            # a real trace settles it: a simulated game's, or the directed search's when it has run
-            # and reached the point (replayed); Z3 is asked only for the others (a sat answer there
-            # only says what the trace shows, at a cost: de.rules' reachable points took most of
-            # the 8 s of this check)
-            explored = self._explored
-            if self.gap_simulated(prop, u_pt, t0) or (explored is not None and prop.name in explored.found
-                                                      and self.from_exploration(prop, prop.name, t0, u_pt)):
-                continue
-            if self.gap_unreachable(ids):
-                self.add(prop, "unreachable", t0, f"{u_pt.reason}: not reachable in any state the invariants allow",
-                         kind="undecided")
-                continue
-            if self.from_exploration(prop, prop.name, t0, u_pt):
-                continue
-            try:
-                un = self.unrolling()
-                for i in range(self.depth + 1):
-                    un.reach(i)
-                    verdict = un.find(un.gap_target(ids, i), i, last_step_completes=False)
-                    if verdict == "sat":
-                        trace, problem = un.replay(i, ("gap", ids))
-                        if problem:
-                            self.add(prop, "unknown", t0, f"{u_pt.reason}: spurious witness: {problem}", depth=i,
-                                     trace=trace, kind="undecided")
-                        else:
-                            self.add(prop, "reachable", t0, f"{u_pt.reason}: reached after {i} moves (replayed)",
-                                     depth=i, trace=trace, kind="undecided")
-                        break
-                    if verdict == "unknown":
-                        if i:
-                            self.add(prop, "bounded", t0, f"{u_pt.reason}: not reached within {i - 1} moves (the search "
-                                     f"at depth {i} stopped: {un.reason})" + self.games_note()
-                                     + ", and not proved unreachable", depth=i - 1, kind="undecided")
-                        else:
-                            self.add(prop, "unknown", t0, f"{u_pt.reason}: search stopped at depth {i}: {un.reason}",
-                                     kind="undecided")
-                        break
-                else:
-                    self.add(prop, "bounded", t0, f"{u_pt.reason}: not reached within {self.depth} moves"
-                                                  + self.games_note() + ", and not proved unreachable",
-                             depth=self.depth, kind="undecided")
-            except Unsupported as exc:
-                self.add(prop, "unknown", t0, f"cannot encode: {exc.message}", kind="undecided")
+            self.budget(self.check_gap, u_pt)
+
+    def check_gap(self, u_pt):
+        """One undecided point (and its inlined copies, reported once)."""
+        t0 = time.perf_counter()
+        prop = ir.Property("undecided", f"gap:{u_pt.span.line}:{u_pt.span.col}" if u_pt.span else f"gap:{u_pt.id}",
+                           u_pt.cite, u_pt.span, doc=u_pt.reason)
+        if any(r.property == prop.name for r in self.results):
+            return
+        ids = [x.id for x in self.spec.undecided if x.span == u_pt.span]  # inlined copies of one point
+        # a real trace settles it: a simulated game's, or the directed search's when it has run
+        # and reached the point (replayed); Z3 is asked only for the others (a sat answer there
+        # only says what the trace shows, at a cost: de.rules' reachable points took most of
+        # the 8 s of this check)
+        explored = self._explored
+        if self.gap_simulated(prop, u_pt, t0) or (explored is not None and prop.name in explored.found
+                                                  and self.from_exploration(prop, prop.name, t0, u_pt)):
+            return
+        if self.gap_unreachable(ids):
+            self.add(prop, "unreachable", t0, f"{u_pt.reason}: not reachable in any state the invariants allow",
+                     kind="undecided")
+            return
+        if self.from_exploration(prop, prop.name, t0, u_pt):
+            return
+        try:
+            un = self.unrolling()
+            for i in range(self.depth + 1):
+                un.reach(i)
+                verdict = un.find(un.gap_target(ids, i), i, last_step_completes=False)
+                if verdict == "sat":
+                    trace, problem = un.replay(i, ("gap", ids))
+                    if problem:
+                        self.add(prop, "unknown", t0, f"{u_pt.reason}: spurious witness: {problem}", depth=i,
+                                 trace=trace, kind="undecided")
+                    else:
+                        self.add(prop, "reachable", t0, f"{u_pt.reason}: reached after {i} moves (replayed)",
+                                 depth=i, trace=trace, kind="undecided")
+                    break
+                if verdict == "unknown":
+                    if i:
+                        self.add(prop, "bounded", t0, f"{u_pt.reason}: not reached within {i - 1} moves (the search "
+                                 f"at depth {i} stopped: {un.reason})" + self.games_note()
+                                 + ", and not proved unreachable", depth=i - 1, kind="undecided")
+                    else:
+                        self.add(prop, "unknown", t0, f"{u_pt.reason}: search stopped at depth {i}: {un.reason}",
+                                 kind="undecided")
+                    break
+            else:
+                self.add(prop, "bounded", t0, f"{u_pt.reason}: not reached within {self.depth} moves"
+                                              + self.games_note() + ", and not proved unreachable",
+                         depth=self.depth, kind="undecided")
+        except Unsupported as exc:
+            self.add(prop, "unknown", t0, f"cannot encode: {exc.message}", kind="undecided")
 
     def gap_simulated(self, prop: ir.Property, u_pt, t0) -> bool:
         """Report an undecided point reached in a simulated game (a real trace); False when none did."""
