@@ -1440,3 +1440,72 @@ def test_the_property_timeout_option(tmp_path):
     assert {x["status"] for x in json.loads(r.out)["specs"][0]["results"]} == {"proved"}
     r = run_cli("verify", str(good), "--property-timeout", "0")
     assert r.code == 2 and "--property-timeout" in r.err and "Traceback" not in r.err
+
+
+# A player picked or none: `mine`'s guard faults while nobody is picked, and so does `picked`'s
+# evaluation (an invariant false where it faults, as in Z3: not a run-time error of the rules).
+PICK = """
+game pick "Pick"
+players 2..2 cite "P" "two"
+var who: Player?
+var moves: 0..20
+init cite "S" "start" { who := none }
+/// Pick.
+action pick(p: Player) by p cite "R" "pick" when moves < 20 { who := p
+  moves += 1 }
+/// Clear.
+action clear(p: Player) by p cite "R" "clear" when moves < 20 { who := none
+  moves += 1 }
+/// Only the picked one. MINE
+end done cite "E" "e": moves >= 20
+/// Reads the player picked.
+invariant picked cite "R" "q": moves > 1 implies get(who) == get(who)
+"""
+
+
+def test_a_run_time_error_outside_z3_s_claim_does_not_count_against_its_proof():
+    spec = compile_text(PICK.replace(" MINE", ""))
+    r = {x.property: x for x in Verifier(spec, 2, 4, 20, 20, explore=0).run()}
+    assert r["no_runtime_errors"].status == "proved", r["no_runtime_errors"].message
+
+
+def test_a_guard_s_run_time_error_breaks_a_wrong_proof_of_none():
+    spec = compile_text(PICK.replace(" MINE", '\naction mine(p: Player) by p cite "R" "mine" when moves < 20 and '
+                                                'get(who) == p { moves += 1 }'))
+    honest = {x.property: x for x in Verifier(spec, 2, 4, 20, 20, explore=0).run()}
+    assert honest["no_runtime_errors"].status == "violated"
+    r = {x.property: x for x in _ProvesEverything(spec, 2, 4, 20, 20, explore=0).run()}
+    assert r["no_runtime_errors"].status == "unknown" and "defect" in r["no_runtime_errors"].message
+    assert "get() of none" in r["no_runtime_errors"].message
+
+
+def test_a_goal_z3_calls_unreachable_that_a_random_game_reached_is_reported_as_a_defect():
+    class Unsound(Verifier):  # stands for an encoding that rules every state out
+        def allowed(self, *facts):
+            return z3.unsat
+
+    spec = compile_text(TALLY.replace("/// The tally stays small.",
+                                      '/// Two.\nreachable two cite "R" "two": tally == 2\n/// The tally stays small.'))
+    assert {x.property: x for x in Verifier(spec, 2, 4, 20, 50, explore=0).run()}["two"].status == "reachable"
+    r = {x.property: x for x in Unsound(spec, 2, 4, 20, 50, explore=0).run()}["two"]
+    assert r.status == "unknown" and "Z3 proved it unreachable, but a simulated game reaches it" in r.message
+    assert r.trace is not None and len(r.trace) == r.depth
+
+
+def test_what_z3_cannot_encode_is_unknown_not_a_crash(tmp_path):
+    path = tmp_path / "div.rules"
+    # a division by a variable: its sign is not known to the encoder
+    path.write_text(TALLY.replace("var moves: 0..20", "var moves: 0..20\nvar d: 1..2").replace(
+        "tally <= 3", "moves / d <= 20"))
+    r = run_cli("verify", str(path), "--games", "10", "--depth", "2", "--json")
+    assert "internal error" not in r.err and "Traceback" not in r.err, r.err
+    res = {x["property"]: x for x in json.loads(r.out)["specs"][0]["results"]}
+    assert res["small"]["status"] == "unknown" and "cannot encode" in res["small"]["message"]
+
+
+def test_run_time_errors_are_not_proved_where_an_action_cannot_be_encoded():
+    spec = compile_text(TALLY.replace("var moves: 0..20", "var moves: 0..20\nvar d: 1..2").replace(
+        "{ moves += 1 }", "{ moves += 1\n  tally := tally / d }"))
+    r = {x.property: x for x in Verifier(spec, 2, 2, 20, 0, explore=0).run()}
+    assert r["no_runtime_errors"].status != "proved", r["no_runtime_errors"].message
+    assert "cannot encode" in r["no_runtime_errors"].message

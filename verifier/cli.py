@@ -87,11 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
                                    "proved is searched for in random games, by a directed search of the interpreter "
                                    "(from the states nearest each goal) and by bounded model checking; every "
                                    "counterexample and witness is replayed in the interpreter before it is reported. "
-                                   "What Z3 proves is checked against the random games the run plays (every "
-                                   "invariant, ranking and bound after every move, run-time errors and deadlocks "
-                                   "where they happen), and what it proves unreachable against the directed search: "
-                                   "a game that breaks a proved result, replayed, turns it into unknown, naming the "
-                                   "defect, with the game's trace. Statuses: proved, bounded (k = depth), violated "
+                                   "What Z3 proves (and what it proves unreachable) is checked against the random "
+                                   "games the run plays (every invariant, ranking and bound after every move, "
+                                   "run-time errors and deadlocks where they happen), and what it proves unreachable "
+                                   "against the directed search too: a game that breaks a proved result or reaches "
+                                   "what Z3 ruled out, replayed, turns it into unknown, naming the defect, with the "
+                                   "game's trace. Statuses: proved, bounded (k = depth), violated "
                                    "(with a trace), unknown (time-out, unsupported, or Z3 and a replayed game "
                                    "disagree), and for reachability reachable / unreachable. With no SPEC: every "
                                    "spec under spec/.")
@@ -104,8 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--property-timeout", type=_positive, metavar="SECONDS",
                    help="time limit of each property's solver queries in all (the induction, which proves the "
                         "invariants together, has one): once they have taken it, a query still running gets "
-                        "only what is left, no more are asked, and the property is unknown, with the time "
-                        "spent (default: none)")
+                        "only what is left, no more are asked, and the property is unknown (or bounded, to "
+                        "the depth its search finished), with the time spent (default: none)")
     v.add_argument("--games", type=int, default=100, metavar="G",
                    help="random games played for witnesses deeper than the bounded search: a gap reached, a "
                         "sanity goal reached, or a violation found there is a real trace; what Z3 proves is checked against "

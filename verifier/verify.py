@@ -708,58 +708,108 @@ class Verifier:
 
     def cross_check_simulation(self):
         """What Z3 proved, the random games (which check every invariant, ranking and bound after
-        every move, and meet run-time errors and deadlocks where they are) must not have broken: a
-        proved result with such a finding that replays in a fresh interpreter turns into unknown,
-        naming the defect, with the game's trace. The games run here if nothing asked for them
-        before (a proved result is always checked against them, when there are any)."""
-        if not self.games or not any(r.status == "proved" for r in self.results):
+        every move, and meet run-time errors and deadlocks where they are) must not have broken,
+        and what it proved unreachable they must not have reached: a result with such a finding
+        or witness that replays in a fresh interpreter turns into unknown, naming the defect, with
+        the game's trace. Only the run-time errors Z3's check covers count against its proof (the
+        setup's, the guards' and the actions'; one while evaluating an invariant makes the
+        invariant false there, as in Z3). The games run here if nothing asked for them before (a
+        proved result is always checked against them, when there are any)."""
+        if not self.games or not any(r.status in ("proved", "unreachable") for r in self.results):
             return
         sim = self.simulation()
         if sim is None:
             return
         from .simulate import record_trace
 
+        prog = self.interpreter()
+        sites = {sp for st in [self.init, *self.steps.values()]
+                 for _c, _m, sp in [*st.faults, *getattr(st, "guard_faults", [])]}
         for k, r in enumerate(self.results):
-            if r.status != "proved":
-                continue
-            if r.kind == "fault":
-                keys = [key for key in sim.findings if key.startswith("fault:")]
-            elif r.kind == "deadlock":
-                keys = ["deadlock"]
-            elif r.kind in ("invariant", "terminates", "bound"):
-                keys = [f"violation:{r.property}"]
+            if r.status == "unreachable" and r.kind == "reachable" and r.property in sim.witnesses:
+                seed, params, moves = sim.witnesses[r.property]
+                if not self._reaches(r.property, seed, params, moves):
+                    continue
+                what, n = "reaches it", len(moves)
+            elif r.status == "proved":
+                if r.kind == "fault":
+                    keys = [key for key, f in sim.findings.items() if f.kind == "fault" and f.span in sites]
+                elif r.kind == "deadlock":
+                    keys = ["deadlock"]
+                elif r.kind in ("invariant", "terminates", "bound"):
+                    keys = [f"violation:{r.property}"]
+                else:
+                    continue
+                f = next((sim.findings[key] for key in keys if key in sim.findings and self._replays(sim.findings[key])),
+                         None)
+                if f is None:
+                    continue
+                seed, params, moves = f.seed, f.params, f.moves
+                what, n = f"breaks it ({f.message})", len(moves)
             else:
                 continue
-            f = next((sim.findings[key] for key in keys if key in sim.findings and self._replays(sim.findings[key])),
-                     None)
-            if f is None:
-                continue
             self.results[k] = Result(r.property, r.kind, self.n, "unknown", r.seconds,
-                                     f"Z3 proved it, but a simulated game breaks it (replayed after {len(f.moves)} "
-                                     f"moves, seed \"{f.seed}\": {f.message}): a defect of rulespec's Z3 encoding "
-                                     "or its interpreter, please report it", len(f.moves), r.cite,
-                                     r.expected_violation, r.span,
-                                     record_trace(self.interpreter(), f.seed, f.params, f.moves))
+                                     f"Z3 {'proved it unreachable' if r.status == 'unreachable' else 'proved it'}, but "
+                                     f"a simulated game {what}, replayed after {n} moves (seed \"{seed}\"): a defect "
+                                     "of rulespec's Z3 encoding or its interpreter, please report it", n, r.cite,
+                                     r.expected_violation, r.span, record_trace(prog, seed, params, moves))
 
     def _replays(self, f) -> bool:
         """Whether a simulated game's finding (a violation, a run-time error or a deadlock) happens
-        again when its moves are replayed in a fresh interpreter from its seed."""
+        again when its moves are replayed in a fresh interpreter from its seed: the invariants
+        evaluated after a move as the game did (those the move may change, less those already
+        false: one false before may fault later), a run-time error at the finding's place (in a
+        move, or in the guards of the state the moves lead to)."""
         from .backends.runtime import Fault, Gap
 
+        prog = self.interpreter()
+        index = {p.name: i for i, (p, _fn) in enumerate(prog.invariants)}
+        noted: set = set()
+
+        def met(violations) -> bool:
+            hit = False
+            for v in violations:
+                hit = hit or f.key == f"violation:{v.prop.name}"
+                if v.prop.name in index:
+                    noted.add(index[v.prop.name])
+            return hit
+
         try:
-            game = self.interpreter().start(f.seed, f.params or None)
-            if any(f.key == f"violation:{v.prop.name}" for v in game.initial_violations()):
+            game = prog.start(f.seed, f.params or None)
+            if met(game.initial_violations()):
                 return True
             for move in f.moves:
                 if not game.is_legal(move):
                     return False
-                if any(f.key == f"violation:{v.prop.name}" for v in game.step(move)):
+                if met(game.step(move, only=prog.touched[move[0]] - noted)):
                     return True
-        except Fault:
-            return f.kind == "fault"
+            if f.kind == "fault":
+                game.legal_moves()  # a guard's run-time error is met where the moves are looked for
+                return False
+        except Fault as exc:
+            return f.kind == "fault" and f.key == f"fault:{exc.span_id}"
         except Gap:
             return False
         return f.kind == "deadlock" and game.ended() is None and not game.legal_moves()
+
+    def _reaches(self, name: str, seed, params, moves) -> bool:
+        """Whether a simulated game's witness of a reachability property replays in a fresh
+        interpreter: legal moves after which (or before any of which) the property holds."""
+        from .backends.runtime import Fault, Gap
+
+        try:
+            game = self.interpreter().start(seed, params or None)
+            if any(p.name == name for p in game.reached()):
+                return True
+            for move in moves:
+                if not game.is_legal(move):
+                    return False
+                game.step(move, check=False)
+                if any(p.name == name for p in game.reached()):
+                    return True
+        except (Fault, Gap):
+            return False
+        return False
 
     def cross_check_exploration(self):
         """What Z3 proved unreachable, the directed search (when it ran) must not have reached: a
@@ -804,6 +854,15 @@ class Verifier:
             for name in candidates:
                 unknown[name] = why
             candidates = set()
+        # an invariant Z3 cannot encode (a division by a value that may be negative, say) is unknown
+        for p in self.invariants:
+            if p.name in candidates:
+                try:
+                    self.holds(p, self.pre, "pre")
+                    self.holds(p, self.init.state, "init")
+                except Unsupported as exc:
+                    candidates.discard(p.name)
+                    unknown[p.name] = f"cannot encode: {exc.message}"
         # initial states: all at once first, one by one only if that does not settle it
         inits = {p.name: self.holds(p, self.init.state, "init") for p in self.invariants if p.name in candidates}
         r, _m, _why = self.ask(None, self.init.alive, *[c for _h, cs in inits.values() for c in cs],
@@ -1317,7 +1376,8 @@ class Verifier:
             suspects.append((None, "the setup"))
         assume = self.assumptions(self.assumed)
         for a in self.spec.actions:
-            if a.name in self.unsupported:
+            if a.name in self.unsupported:  # not proved for an action Z3 cannot encode
+                suspects.append((a, f"{a.name} (cannot encode: {self.unsupported[a.name]})"))
                 continue
             # a fault in the guard itself is asked without the guard
             open_ = self.possible(a, lambda st: [(m, c) for c, m, _sp in st.guard_faults], assume, with_guard=False)
@@ -1787,7 +1847,10 @@ class Verifier:
         for p in self.invariants:
             if isinstance(p.expr, ir.Binary) and p.expr.op == "implies":
                 t0 = time.perf_counter()
-                v, f, c = self.value(p.expr.left, self.pre, tag=f"vac.{p.name}")
+                try:
+                    v, f, c = self.value(p.expr.left, self.pre, tag=f"vac.{p.name}")
+                except Unsupported:
+                    continue
                 if self.allowed(*c, v) == z3.unsat:
                     for r in self.results:
                         if r.property == p.name and r.kind == "invariant":
