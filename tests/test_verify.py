@@ -1509,3 +1509,19 @@ def test_run_time_errors_are_not_proved_where_an_action_cannot_be_encoded():
     r = {x.property: x for x in Verifier(spec, 2, 2, 20, 0, explore=0).run()}
     assert r["no_runtime_errors"].status != "proved", r["no_runtime_errors"].message
     assert "cannot encode" in r["no_runtime_errors"].message
+
+
+def test_what_the_limit_left_open_is_not_remembered_as_hard():
+    class SpentAfterTheInitialStates(Verifier):
+        def ask(self, a, *facts, **kw):
+            r = super().ask(a, *facts, **kw)
+            if a is None and self._budget is not None:
+                self._budget.limit = 0.0  # the induction's limit is spent from here on
+            return r
+
+    spec = compile_text(SPELLS.replace(" GUARD", "").replace(" RANK", ""))
+    v = SpentAfterTheInitialStates(spec, 3, 2, 20, 0, explore=0, property_timeout=1000)
+    r = {x.property: x for x in v.run()}
+    assert r["spells_kept"].status == "unknown" and "time limit" in r["spells_kept"].message
+    # (passed on to the next player counts, these would split their questions at once)
+    assert v.hard_alone_at == {} and v._unsettled_at_once == set()

@@ -232,6 +232,11 @@ class Verifier:
         assert_all(s, self.pcons)
         return s
 
+    def over_budget(self) -> bool:
+        """Whether the current per-property limit is spent: an unknown answer now may be the
+        limit's, and is not remembered as the question's (hard, unsettled, out of reach)."""
+        return self._budget is not None and int((self._budget.limit - self._budget.spent) * 1000) <= 0
+
     def budget(self, fn, *args, limited: bool = True):
         """fn(*args) with its solver questions under a per-property time limit of their own
         (property_timeout; none when limited is False: the directed search, bounded by its moves,
@@ -973,7 +978,8 @@ class Verifier:
                 continue
             if quick is not None and len(posts) == 1:
                 self._hard(a, posts)
-            self._unsettled_at_once.add(a.name)
+            if not self.over_budget():
+                self._unsettled_at_once.add(a.name)
             break  # unknown: split the step by its players' values, or go one by one
         todo = [p for p in touched if p.name in remaining]
         if not todo and not at_once:
@@ -1006,8 +1012,9 @@ class Verifier:
     def _hard(self, a: ir.Action, names) -> None:
         """These invariants were not settled alone on action a's whole step (or were not for
         another player count): they go to the cases at once for the actions after it, and for a
-        with the next player counts (hard_alone_at, passed on as their hard_before)."""
-        if names:
+        with the next player counts (hard_alone_at, passed on as their hard_before). Not when
+        the per-property limit is what left them open (over_budget)."""
+        if names and not self.over_budget():
             self._hard_alone.update(names)
             self.hard_alone_at.setdefault(a.name, set()).update(names)
 
@@ -1712,7 +1719,8 @@ class Verifier:
                 possible = True
             elif self.possible(a, lambda st: [("gap", c) for c, g in st.gaps if g in ids], assume):
                 possible = True
-        self._gaps_unreachable[key] = not possible
+        if not self.over_budget():  # (an answer the per-property limit cut short is not kept)
+            self._gaps_unreachable[key] = not possible
         return not possible
 
     def check_gaps(self):
