@@ -1525,3 +1525,12 @@ def test_what_the_limit_left_open_is_not_remembered_as_hard():
     assert r["spells_kept"].status == "unknown" and "time limit" in r["spells_kept"].message
     # (passed on to the next player counts, these would split their questions at once)
     assert v.hard_alone_at == {} and v._unsettled_at_once == set()
+
+
+def test_an_invariant_whose_evaluation_faults_is_violated_there_as_in_z3():
+    spec = compile_text(PICK.replace(" MINE", "").replace("moves > 1 implies get(who) == get(who)",
+                                                          "get(who) == get(who)"))
+    r = {x.property: x for x in Verifier(spec, 2, 2, 20, 0, explore=0).run()}
+    assert r["picked"].status == "violated", r["picked"].message
+    assert r["picked"].trace.outcome["kind"] == "violation"
+    assert "run-time error: get() of none" in r["picked"].trace.outcome["message"]

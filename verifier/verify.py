@@ -2243,7 +2243,13 @@ def _confirm(game, target, outcome, spec) -> str | None:
         if what.name in names:
             return None
         fn = next(f for p, f in game.program.invariants if p.name == what.name)
-        return None if not fn(game.S, game.P) else f"{what.name} holds in the interpreter's state"
+        try:
+            holds = fn(game.S, game.P)
+        except Fault as exc:  # its evaluation faults: it does not hold there (in Z3, it is false)
+            outcome.update(kind="violation", property=what.name, all=[what.name],
+                           message=f"evaluating the invariant runs into a run-time error: {exc.message}")
+            return None
+        return None if not holds else f"{what.name} holds in the interpreter's state"
     if kind == "reachable":
         fn = next(f for p, f in game.program.reachables if p.name == what.name)
         return None if fn(game.S, game.P) else f"{what.name} does not hold in the interpreter's state"
