@@ -145,3 +145,19 @@ def test_scenario_fixes_parameters_before_drawing_the_others():
     results = {r.scenario.name: r for r in run_scenarios(compile_text(text))}
     assert all(results[f"s{k}"].ok for k in range(12)), [r.message for r in results.values() if not r.ok]
     assert not results["bad"].ok and "does not satisfy its `where` condition" in results["bad"].message
+
+
+def test_a_stat_whose_evaluation_faults_at_the_end_is_a_finding_not_a_crash():
+    spec = compile_text("""
+game s "S"
+players 2..2 cite "P" "two"
+var who: Player?
+var moves: 0..3
+init cite "S" "start" { who := none }
+/// Tick.
+action tick(p: Player) by p cite "R" "tick" when moves < 3 { moves += 1 }
+end done cite "E" "e": moves >= 3
+stat picked: get(who)
+""")
+    rep = simulate(spec, 2, 3, "s")
+    assert rep.games == 3 and any(f.kind == "fault" and "get() of none" in f.message for f in rep.findings.values())

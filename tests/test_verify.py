@@ -1527,10 +1527,42 @@ def test_what_the_limit_left_open_is_not_remembered_as_hard():
     assert v.hard_alone_at == {} and v._unsettled_at_once == set()
 
 
-def test_an_invariant_whose_evaluation_faults_is_violated_there_as_in_z3():
+def test_an_invariant_whose_evaluation_faults_is_unknown_where_z3_takes_it_as_false():
     spec = compile_text(PICK.replace(" MINE", "").replace("moves > 1 implies get(who) == get(who)",
                                                           "get(who) == get(who)"))
     r = {x.property: x for x in Verifier(spec, 2, 2, 20, 0, explore=0).run()}
-    assert r["picked"].status == "violated", r["picked"].message
-    assert r["picked"].trace.outcome["kind"] == "violation"
-    assert "run-time error: get() of none" in r["picked"].trace.outcome["message"]
+    assert r["picked"].status == "unknown", r["picked"].message
+    assert "evaluating picked runs into a run-time error in the interpreter (get() of none)" in r["picked"].message
+    assert r["no_runtime_errors"].status == "proved"  # (a property's evaluation is not one of the rules)
+
+
+def test_a_run_time_error_of_a_def_a_guard_and_an_invariant_share_is_the_rules_only_in_the_guard():
+    spec = compile_text(PICK.replace("init cite", "def holder(): Player = get(who)\ninit cite").replace(
+        " MINE", '\naction use(p: Player) by p cite "R" "use" when moves < 20 and who != none and holder() == p '
+                 '{ moves += 1 }').replace("get(who) == get(who)", "holder() == holder()"))
+    r = {x.property: x for x in Verifier(spec, 2, 2, 20, 20, explore=0).run()}
+    assert r["no_runtime_errors"].status == "proved", r["no_runtime_errors"].message
+
+
+def test_a_card_outside_a_bag_s_element_type_is_a_run_time_error_in_z3_too():
+    spec = compile_text(TALLY.replace("var jammed: bool", "var jammed: bool\nzone pot: bag of 1..3 visible count")
+                        .replace("{ tally += 1", "{ pot += {tally}\n  tally += 1"))
+    r = {x.property: x for x in Verifier(spec, 2, 2, 20, 0, explore=0).run()}
+    assert r["no_runtime_errors"].status == "violated", r["no_runtime_errors"].message
+    assert "outside the bag's element type" in r["no_runtime_errors"].message
+
+
+def test_a_ranking_or_bound_z3_cannot_encode_is_unknown_or_broken_by_a_game_not_a_crash(tmp_path):
+    text = TALLY.replace("var moves: 0..20", "var moves: 0..20\nvar d: 1..2").replace(
+        "decreases 5 - tally", "decreases 5 - tally / d") + \
+        '/// Bounded.\nbound b cite "R" "b": after moves / d >= 1, at most 30 add\n'
+    path = tmp_path / "div.rules"
+    path.write_text(text)
+    r = run_cli("verify", str(path), "--games", "10", "--depth", "2", "--json")
+    assert "internal error" not in r.err and "Traceback" not in r.err, r.err
+    res = {x["property"]: x for x in json.loads(r.out)["specs"][0]["results"]}
+    assert res["b"]["status"] == "unknown" and "cannot encode" in res["b"]["message"]
+    assert res["adds"]["status"] == "violated" and "simulated game" in res["adds"]["message"]
+    r = run_cli("verify", str(path), "--games", "0", "--depth", "2", "--json")
+    res = {x["property"]: x for x in json.loads(r.out)["specs"][0]["results"]}
+    assert res["adds"]["status"] == "unknown" and "cannot encode" in res["adds"]["message"]

@@ -192,7 +192,14 @@ def play_random(game: Game, policy: random.Random, max_steps: int, check: bool =
         f = fault_finding(game.program, exc)
         f.moves = _with_failed(game, pending)
         findings.append(f)
-    stats = game.stats() if end is not None else {}
+    stats = {}
+    if end is not None:
+        try:
+            stats = game.stats()
+        except Fault as exc:  # a stat's own run-time error at the end: a finding, not a crash
+            f = fault_finding(game.program, exc)
+            f.moves = list(game.moves)
+            findings.append(f)
     return GameResult(list(game.moves), end, findings, reached, stats, avoided)
 
 

@@ -697,9 +697,9 @@ class Verifier:
         self.budget(self.check_faults)
         for p in self.spec.properties:
             if p.kind == "terminates":
-                self.budget(self.prove_ranking, p)
+                self.encoded(self.prove_ranking, p)
             elif p.kind == "bound":
-                self.budget(self.prove_bound, p)
+                self.encoded(self.prove_bound, p)
             elif p.kind == "reachable":
                 self.budget(self.check_reachable, p)
             if progress:
@@ -711,14 +711,25 @@ class Verifier:
         self.cross_check_exploration()
         return self.results
 
+    def encoded(self, prove, p: ir.Property) -> None:
+        """prove(p) under its own time limit; a part of p that Z3 cannot encode (a division by a
+        value whose sign is not known, say) makes p unknown, not an internal error, unless a
+        random game breaks it (a real trace)."""
+        t0 = time.perf_counter()
+        try:
+            self.budget(prove, p)
+        except Unsupported as exc:
+            if not any(r.property == p.name for r in self.results) and \
+                    not self.from_simulation(p, f"violation:{p.name}", t0):
+                self.add(p, "unknown", t0, f"cannot encode: {exc.message}")
+
     def cross_check_simulation(self):
         """What Z3 proved, the random games (which check every invariant, ranking and bound after
         every move, and meet run-time errors and deadlocks where they are) must not have broken,
         and what it proved unreachable they must not have reached: a result with such a finding
         or witness that replays in a fresh interpreter turns into unknown, naming the defect, with
-        the game's trace. Only the run-time errors Z3's check covers count against its proof (the
-        setup's, the guards' and the actions'; one while evaluating an invariant makes the
-        invariant false there, as in Z3). The games run here if nothing asked for them before (a
+        the game's trace. Only a run-time error of the rules counts against Z3's proof of none
+        (_replays: one while evaluating a property is not of the rules). The games run here if nothing asked for them before (a
         proved result is always checked against them, when there are any)."""
         if not self.games or not any(r.status in ("proved", "unreachable") for r in self.results):
             return
@@ -728,8 +739,6 @@ class Verifier:
         from .simulate import record_trace
 
         prog = self.interpreter()
-        sites = {sp for st in [self.init, *self.steps.values()]
-                 for _c, _m, sp in [*st.faults, *getattr(st, "guard_faults", [])]}
         for k, r in enumerate(self.results):
             if r.status == "unreachable" and r.kind == "reachable" and r.property in sim.witnesses:
                 seed, params, moves = sim.witnesses[r.property]
@@ -738,7 +747,7 @@ class Verifier:
                 what, n = "reaches it", len(moves)
             elif r.status == "proved":
                 if r.kind == "fault":
-                    keys = [key for key, f in sim.findings.items() if f.kind == "fault" and f.span in sites]
+                    keys = [key for key, f in sim.findings.items() if f.kind == "fault"]
                 elif r.kind == "deadlock":
                     keys = ["deadlock"]
                 elif r.kind in ("invariant", "terminates", "bound"):
@@ -761,15 +770,18 @@ class Verifier:
 
     def _replays(self, f) -> bool:
         """Whether a simulated game's finding (a violation, a run-time error or a deadlock) happens
-        again when its moves are replayed in a fresh interpreter from its seed: the invariants
-        evaluated after a move as the game did (those the move may change, less those already
-        false: one false before may fault later), a run-time error at the finding's place (in a
-        move, or in the guards of the state the moves lead to)."""
+        again when its moves are replayed in a fresh interpreter from its seed. A violation: the
+        invariants evaluated after a move as the game did (those the move may change, less those
+        already false: one false before may fault later). A run-time error: one of the rules
+        (the setup, a move, or the guards of the state the moves lead to), at the finding's
+        place, replayed with no property evaluated: Z3's check covers the rules, and a property
+        whose evaluation faults is not one of them (Z3 takes it as false there)."""
         from .backends.runtime import Fault, Gap
 
         prog = self.interpreter()
         index = {p.name: i for i, (p, _fn) in enumerate(prog.invariants)}
         noted: set = set()
+        rules = f.kind == "fault"
 
         def met(violations) -> bool:
             hit = False
@@ -781,18 +793,20 @@ class Verifier:
 
         try:
             game = prog.start(f.seed, f.params or None)
-            if met(game.initial_violations()):
+            if not rules and met(game.initial_violations()):
                 return True
             for move in f.moves:
                 if not game.is_legal(move):
                     return False
-                if met(game.step(move, only=prog.touched[move[0]] - noted)):
+                if rules:
+                    game.step(move, check=False)
+                elif met(game.step(move, only=prog.touched[move[0]] - noted)):
                     return True
-            if f.kind == "fault":
+            if rules:
                 game.legal_moves()  # a guard's run-time error is met where the moves are looked for
                 return False
         except Fault as exc:
-            return f.kind == "fault" and f.key == f"fault:{exc.span_id}"
+            return rules and f.key == f"fault:{exc.span_id}"
         except Gap:
             return False
         return f.kind == "deadlock" and game.ended() is None and not game.legal_moves()
@@ -2245,10 +2259,9 @@ def _confirm(game, target, outcome, spec) -> str | None:
         fn = next(f for p, f in game.program.invariants if p.name == what.name)
         try:
             holds = fn(game.S, game.P)
-        except Fault as exc:  # its evaluation faults: it does not hold there (in Z3, it is false)
-            outcome.update(kind="violation", property=what.name, all=[what.name],
-                           message=f"evaluating the invariant runs into a run-time error: {exc.message}")
-            return None
+        except Fault as exc:  # Z3 takes it as false there; the interpreter and the games, as an error
+            return (f"evaluating {what.name} runs into a run-time error in the interpreter ({exc.message}), "
+                    "where Z3 takes it as false")
         return None if not holds else f"{what.name} holds in the interpreter's state"
     if kind == "reachable":
         fn = next(f for p, f in game.program.reachables if p.name == what.name)

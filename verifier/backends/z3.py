@@ -1418,8 +1418,17 @@ class Ctx:
                 self.fault(AND(self.pc_here, cnt < 0), "a negative number of cards", e.span)
             elif concrete(cnt) < 0:
                 self.fault(self.pc_here, "a negative number of cards", e.span)
-            amount = MUL(cnt, mult)
+            # a card outside the bag's element type (a wider integer range) is a run-time error,
+            # as in the interpreter (runtime.make_bag), not a card silently left out
             c = concrete(k)
+            if c is not None and not 0 <= c < size:
+                self.fault(self.pc_here, "a value outside the bag's element type", e.span)
+                return
+            it = getattr(item.elem, "type", None)
+            if c is None and not (it == t.elem or isinstance(t.elem, (EnumT, BoolT, RecordT, OptT))
+                                  and not isinstance(it, IntT)):
+                self.fault(AND(self.pc_here, OR(k < 0, k >= size)), "a value outside the bag's element type", e.span)
+            amount = MUL(cnt, mult)
             if c is not None:
                 acc[c] = acc[c] + (amount if is_true(self.pc_here) else ITE(self.pc_here, amount, 0))
             else:
