@@ -1566,3 +1566,17 @@ def test_a_ranking_or_bound_z3_cannot_encode_is_unknown_or_broken_by_a_game_not_
     r = run_cli("verify", str(path), "--games", "0", "--depth", "2", "--json")
     res = {x["property"]: x for x in json.loads(r.out)["specs"][0]["results"]}
     assert res["adds"]["status"] == "unknown" and "cannot encode" in res["adds"]["message"]
+
+
+def test_an_invariant_s_run_time_error_in_a_game_is_not_reported_as_one_of_the_rules():
+    # `halve` cannot be encoded, so Z3 cannot prove that no move faults, and the games are asked;
+    # their only run-time error is the invariant's own at move 5
+    spec = compile_text(PICK.replace(" MINE", "").replace("var moves: 0..20", "var moves: 0..20\nvar d: 1..2\n"
+                                                          "var h: 0..20").replace(
+        "end done", '/// Halve.\naction halve(p: Player) by p cite "R" "h" when moves < 20 { h := moves / d\n'
+                    '  moves += 1 }\nend done').replace("moves > 1 implies get(who) == get(who)",
+                                                         "moves == 5 and who == none implies get(who) == get(who)"))
+    v = Verifier(spec, 2, 2, 20, 20, explore=0)
+    r = {x.property: x for x in v.run()}
+    assert any(f.kind == "fault" for f in v.simulation().findings.values())
+    assert r["no_runtime_errors"].status != "violated", r["no_runtime_errors"].message

@@ -1413,7 +1413,8 @@ class Verifier:
             return
         # a run-time error in a simulated game is a real trace; else search for one
         sim = self.simulation()
-        faults = [k for k in (sim.findings if sim else {}) if k.startswith("fault:")]
+        # (one the rules meet: a property's evaluation that faults is not one of them, _replays)
+        faults = [k for k, f in (sim.findings if sim else {}).items() if f.kind == "fault" and self._replays(f)]
         if faults and self.from_simulation(prop, faults[0], t0, kind="fault"):
             return
         try:
