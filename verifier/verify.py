@@ -874,14 +874,7 @@ class Verifier:
                 unknown[name] = why
             candidates = set()
         # an invariant Z3 cannot encode (a division by a value that may be negative, say) is unknown
-        for p in self.invariants:
-            if p.name in candidates:
-                try:
-                    self.holds(p, self.pre, "pre")
-                    self.holds(p, self.init.state, "init")
-                except Unsupported as exc:
-                    candidates.discard(p.name)
-                    unknown[p.name] = f"cannot encode: {exc.message}"
+        self.encodable(candidates, unknown, self.init.state, "init")
         # initial states: all at once first, one by one only if that does not settle it
         inits = {p.name: self.holds(p, self.init.state, "init") for p in self.invariants if p.name in candidates}
         r, _m, _why = self.ask(None, self.init.alive, *[c for _h, cs in inits.values() for c in cs],
@@ -896,6 +889,7 @@ class Verifier:
                 elif r == z3.unknown:
                     unknown[name] = f"the initial states: {why}"
                     candidates.discard(name)
+        self.encodable(candidates, unknown, self.pre, "pre")
         # induction: drop what some action breaks, until the rest is preserved by every action
         self.cti: dict[str, tuple] = {}
         changed = True
@@ -933,6 +927,19 @@ class Verifier:
                 why = broken.get(p.name, "expected to fail")
                 self.budget(self.search_violation, p, why)  # a limit of its own, past the induction's
         return candidates
+
+    def encodable(self, candidates: set, unknown: dict, state: dict, where: str) -> None:
+        """Encode each candidate in the state (kept for later: holds caches it), in the order the
+        induction would; one Z3 cannot encode is dropped and unknown. (The order of the terms
+        matters to Z3: encoding every candidate at the pre-state before the initial states'
+        question, measured with 3 players, took the induction from 75 questions to 93.)"""
+        for p in self.invariants:
+            if p.name in candidates:
+                try:
+                    self.holds(p, state, where)
+                except Unsupported as exc:
+                    candidates.discard(p.name)
+                    unknown[p.name] = f"cannot encode: {exc.message}"
 
     def preserved(self, a: ir.Action, candidates: set) -> tuple[list, dict]:
         """Which candidates action a may break, assuming all of them before the move.
