@@ -729,8 +729,9 @@ class Verifier:
         and what it proved unreachable they must not have reached: a result with such a finding
         or witness that replays in a fresh interpreter turns into unknown, naming the defect, with
         the game's trace. Only a run-time error of the rules counts against Z3's proof of none
-        (_replays: one while evaluating a property is not of the rules). The games run here if nothing asked for them before (a
-        proved result is always checked against them, when there are any)."""
+        (_replays: one while evaluating a property is not of the rules). The games run here if
+        nothing asked for them before (a proved result is always checked against them, when
+        there are any)."""
         if not self.games or not any(r.status in ("proved", "unreachable") for r in self.results):
             return
         sim = self.simulation()
