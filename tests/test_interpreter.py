@@ -581,3 +581,28 @@ def owl_chosen_g(): bool = any(x in chosen where true: x == owl)
             except Exception:
                 break
     assert {(a, x) for a in fast if a != "owl_chosen" for x in (True, False)} | {("owl_chosen", False)} <= checked
+
+
+def test_the_move_enumerator_tests_a_guard_s_conjunct_that_may_fault_after_those_written_ahead_of_it():
+    # `get(who)` faults while nobody is picked; `who == p`, written ahead of it, rules it out
+    # then. The enumerator tests a conjunct without parameters before the loop over p, unless it
+    # may fault: then not before what is written ahead of it, as `is_legal` and Z3 take them.
+    spec = compile_text("""
+game ordr "Ordr"
+players 2..2 cite "P" "two"
+var who: Player?
+var moves: 0..20
+init cite "S" "start" { who := none }
+/// Pick.
+action pick(p: Player) by p cite "R" "pick" when moves < 20 { who := p
+  moves += 1 }
+/// Use: only the picked player.
+action use(p: Player) by p cite "R" "use" when who == p and get(who) == get(who) and moves < 20 { moves += 1 }
+end done cite "E" "e": moves >= 20
+""")
+    game = Program(spec, 2).start("o")
+    moves = game.legal_moves()
+    assert {spec.actions[j].name for j, _a in moves} == {"pick"}
+    assert all(game.is_legal(m) for m in moves)
+    report = simulate(spec, 2, 5, "o")
+    assert not [f for f in report.findings.values() if f.kind == "fault"]

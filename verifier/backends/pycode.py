@@ -24,6 +24,19 @@ from . import runtime
 CONTAINERS = (MapT, BagT, PileT)
 
 
+def _total(e: ir.Expr) -> bool:
+    """Whether evaluating e cannot run into a run-time error (a conservative test: reads of
+    variables, parameters, constants and locals, literals, and the operators other than division
+    and remainder over them)."""
+    if isinstance(e, (ir.Lit, ir.Var, ir.ParamRef, ir.ConstRef, ir.Local, ir.NumPlayers)):
+        return True
+    if isinstance(e, ir.Unary):
+        return _total(e.operand)
+    if isinstance(e, ir.Binary):
+        return e.op not in ("/", "%") and _total(e.left) and _total(e.right)
+    return False
+
+
 def _free_locals(node, out: set[str]) -> set[str]:
     """Local names an IR expression reads (bound ones included; callers filter)."""
     if isinstance(node, ir.Local):
@@ -1056,10 +1069,16 @@ class PyGen:
         """Nested loops over the parameters, each conjunct tested at the first loop where it can be."""
         names = [n for n, _t in a.params]
         levels: dict[int, list[ir.Expr]] = {k: [] for k in range(-1, len(names))}
+        ahead = -1  # the deepest loop of a conjunct written before this one
         for c in a.guard:
             used = _free_locals(c, set())
             level = max([names.index(n) for n in used if n in names], default=-1)
+            if not _total(c):
+                # one that may run into a run-time error is not tested before those written ahead
+                # of it, as guard_i and the Z3 encoding take them (they may rule it out)
+                level = max(level, ahead)
             levels[level].append(c)
+            ahead = max(ahead, level)
         depth = 1
         for c in levels[-1]:
             test = self.ex(c)
