@@ -72,6 +72,10 @@ class _Budget:
         self.limit = limit
         self.spent = 0.0
 
+    def left_ms(self) -> int:
+        """The milliseconds still left (0 or less: the limit is spent)."""
+        return int((self.limit - self.spent) * 1000)
+
     def why(self) -> str:
         return f"the time limit of {self.limit:g} s per property was reached ({self.spent:.1f} s of solver time)"
 
@@ -99,7 +103,7 @@ class _Solver(z3.Solver):
         self.over = False
         if b is None:
             return super().check(*assumptions)
-        left = int((b.limit - b.spent) * 1000)
+        left = b.left_ms()
         if left <= 0:
             self.over, self._why = True, b.why()
             return z3.unknown
@@ -235,7 +239,7 @@ class Verifier:
     def over_budget(self) -> bool:
         """Whether the current per-property limit is spent: an unknown answer now may be the
         limit's, and is not remembered as the question's (hard, unsettled, out of reach)."""
-        return self._budget is not None and int((self._budget.limit - self._budget.spent) * 1000) <= 0
+        return self._budget is not None and self._budget.left_ms() <= 0
 
     def budget(self, fn, *args, limited: bool = True):
         """fn(*args) with its solver questions under a per-property time limit of their own
@@ -737,13 +741,15 @@ class Verifier:
         sim = self.simulation()
         if sim is None:
             return
+        from .explore import Found
         from .simulate import record_trace
 
         prog = self.interpreter()
+        goals = {p.name: p for p in self.spec.properties if p.kind == "reachable"}
         for k, r in enumerate(self.results):
             if r.status == "unreachable" and r.kind == "reachable" and r.property in sim.witnesses:
-                seed, params, moves = sim.witnesses[r.property]
-                if not self._reaches(r.property, seed, params, moves):
+                seed, params, moves = sim.witnesses[r.property]  # (the moves up to where it first held)
+                if not self.replays(Found(seed, params, moves), goals[r.property]):
                     continue
                 what, n = "reaches it", len(moves)
             elif r.status == "proved":
@@ -811,25 +817,6 @@ class Verifier:
         except Gap:
             return False
         return f.kind == "deadlock" and game.ended() is None and not game.legal_moves()
-
-    def _reaches(self, name: str, seed, params, moves) -> bool:
-        """Whether a simulated game's witness of a reachability property replays in a fresh
-        interpreter: legal moves after which (or before any of which) the property holds."""
-        from .backends.runtime import Fault, Gap
-
-        try:
-            game = self.interpreter().start(seed, params or None)
-            if any(p.name == name for p in game.reached()):
-                return True
-            for move in moves:
-                if not game.is_legal(move):
-                    return False
-                game.step(move, check=False)
-                if any(p.name == name for p in game.reached()):
-                    return True
-        except (Fault, Gap):
-            return False
-        return False
 
     def cross_check_exploration(self):
         """What Z3 proved unreachable, the directed search (when it ran) must not have reached: a
@@ -1422,8 +1409,9 @@ class Verifier:
         # a run-time error in a simulated game is a real trace; else search for one
         sim = self.simulation()
         # (one the rules meet: a property's evaluation that faults is not one of them, _replays)
-        faults = [k for k, f in (sim.findings if sim else {}).items() if f.kind == "fault" and self._replays(f)]
-        if faults and self.from_simulation(prop, faults[0], t0, kind="fault"):
+        fault = next((k for k, f in (sim.findings if sim else {}).items() if f.kind == "fault" and self._replays(f)),
+                     None)
+        if fault and self.from_simulation(prop, fault, t0, kind="fault"):
             return
         try:
             u = self.unrolling()
