@@ -1580,3 +1580,53 @@ def test_an_invariant_s_run_time_error_in_a_game_is_not_reported_as_one_of_the_r
     r = {x.property: x for x in v.run()}
     assert any(f.kind == "fault" for f in v.simulation().findings.values())
     assert r["no_runtime_errors"].status != "violated", r["no_runtime_errors"].message
+
+
+def test_a_counterexample_is_not_spurious_for_another_invariant_s_run_time_error_on_the_way():
+    # `nobody` faults where tally is 2, a state every play to tally 4 passes through
+    spec = compile_text(TALLY.replace("var jammed: bool", "var jammed: bool\nvar who: Player?").replace(
+        "/// Every move adds.", "/// Reads nobody.\ninvariant nobody cite \"R\" \"n\": tally == 2 implies "
+                                "get(who) == get(who)\n/// Every move adds."))
+    r = {x.property: x for x in Verifier(spec, 2, 5, 20, 0, explore=0).run()}
+    assert r["small"].status == "violated", r["small"].message
+    assert r["small"].trace is not None and len(r["small"].trace) == 4
+
+
+class _UnrollsFaultingMoves(Verifier):
+    """Stands for an unsound bounded search: a move that runs into a run-time error completes, and
+    no invariant is inductive (so that each is searched for)."""
+
+    def preserved(self, a, candidates):
+        return sorted(candidates), {}
+
+    def unrolling(self):
+        if getattr(self, "_unrolling", None) is None:
+            from verifier.verify import Unrolling
+
+            u = Unrolling(self)
+            real = u.enc
+
+            class Completing:
+                def __getattr__(self, name):
+                    return getattr(real, name)
+
+                def step(self, *args, **kw):
+                    r = real.step(*args, **kw)
+                    r.alive = True
+                    return r
+
+            u.enc = Completing()
+            self._unrolling = u
+        return self._unrolling
+
+
+def test_an_invariant_s_counterexample_whose_last_move_faults_in_the_interpreter_is_spurious():
+    # the fourth add makes tally 4 and then faults (4 is outside the pot's cards): no real play
+    # reaches tally 4, and Z3's claim that one does must not be taken from the broken move's state
+    spec = compile_text(TALLY.replace("var jammed: bool", "var jammed: bool\nzone pot: bag of 0..3 visible count")
+                        .replace("{ tally += 1\n  moves += 1 }", "{ tally += 1\n  pot += {tally}\n  moves += 1 }"))
+    honest = {x.property: x for x in Verifier(spec, 2, 5, 20, 0, explore=0).run()}
+    assert honest["small"].status == "proved" and honest["no_runtime_errors"].status == "violated"
+    r = {x.property: x for x in _UnrollsFaultingMoves(spec, 2, 5, 20, 0, explore=0).run()}
+    assert r["small"].status == "unknown", r["small"].message
+    assert "spurious" in r["small"].message and "move 4 faults in the interpreter" in r["small"].message
