@@ -1630,3 +1630,27 @@ def test_an_invariant_s_counterexample_whose_last_move_faults_in_the_interpreter
     r = {x.property: x for x in _UnrollsFaultingMoves(spec, 2, 5, 20, 0, explore=0).run()}
     assert r["small"].status == "unknown", r["small"].message
     assert "spurious" in r["small"].message and "move 4 faults in the interpreter" in r["small"].message
+
+
+def _faults_at_move_five():
+    """PICK whose invariant faults where a game has 5 moves and nobody picked (beyond depth 2)."""
+    return compile_text(PICK.replace(" MINE", "").replace("moves > 1 implies get(who) == get(who)",
+                                                          "moves == 5 and who == none implies get(who) == get(who)"))
+
+
+def test_an_invariant_a_game_cannot_evaluate_is_unknown_with_the_game_not_bounded():
+    r = {x.property: x for x in Verifier(_faults_at_move_five(), 2, 2, 20, 20, explore=0).run()}
+    assert r["picked"].status == "unknown", r["picked"].message
+    assert "evaluating picked runs into a run-time error (get() of none) in a simulated game after 5 moves" \
+        in r["picked"].message
+    assert r["picked"].trace is not None and len(r["picked"].trace) == r["picked"].depth == 5
+    assert r["no_runtime_errors"].status == "proved"
+    without_games = {x.property: x for x in Verifier(_faults_at_move_five(), 2, 2, 20, 0, explore=0).run()}
+    assert without_games["picked"].status == "bounded"
+
+
+def test_a_proved_invariant_a_game_cannot_evaluate_is_reported_as_a_defect():
+    r = {x.property: x for x in _ProvesEverything(_faults_at_move_five(), 2, 2, 20, 20, explore=0).run()}
+    assert r["picked"].status == "unknown", r["picked"].message
+    assert "Z3 proved it, but a simulated game runs into a run-time error evaluating it (get() of none)" \
+        in r["picked"].message

@@ -763,10 +763,14 @@ class Verifier:
                     continue
                 f = next((sim.findings[key] for key in keys if key in sim.findings and self._replays(sim.findings[key])),
                          None)
+                what = f"breaks it ({f.message})" if f is not None else ""
+                if f is None and r.kind == "invariant":  # Z3 takes it as false where it faults
+                    f, message = self.evaluation_fault(r.property) or (None, "")
+                    what = f"runs into a run-time error evaluating it ({message})"
                 if f is None:
                     continue
                 seed, params, moves = f.seed, f.params, f.moves
-                what, n = f"breaks it ({f.message})", len(moves)
+                n = len(moves)
             else:
                 continue
             self.results[k] = Result(r.property, r.kind, self.n, "unknown", r.seconds,
@@ -774,6 +778,46 @@ class Verifier:
                                      f"a simulated game {what}, replayed after {n} moves (seed \"{seed}\"): a defect "
                                      "of rulespec's Z3 encoding or its interpreter, please report it", n, r.cite,
                                      r.expected_violation, r.span, record_trace(prog, seed, params, moves))
+
+    def evaluation_fault(self, name: str):
+        """(finding, message) of the shortest simulated game that stopped at a run-time error in
+        evaluating invariant `name`: its moves replay in a fresh interpreter without one (no
+        property evaluated), and evaluating the invariant in the state they lead to raises one;
+        None when no game did. Z3 takes an invariant as false where it faults; the interpreter,
+        as neither (a game stops there)."""
+        from .backends.runtime import Fault
+
+        fn = next(fn for q, fn in self.interpreter().invariants if q.name == name)
+        for f, game in self._stopped_by_properties():
+            try:
+                fn(game.S, game.P)
+            except Fault as exc:
+                return f, exc.message
+        return None
+
+    def _stopped_by_properties(self) -> list:
+        """(finding, game at its end) of the simulated games that stopped at a run-time error not
+        of the rules: their moves replay in a fresh interpreter, no property evaluated, without
+        one. Shortest first; replayed once per run."""
+        if getattr(self, "_stopped", None) is None:
+            from .backends.runtime import Fault, Gap
+
+            self._stopped = []
+            sim = self.simulation()
+            prog = self.interpreter()
+            for f in sorted((f for f in sim.findings.values() if f.kind == "fault") if sim else (),
+                            key=lambda f: len(f.moves)):
+                try:
+                    game = prog.start(f.seed, f.params or None)
+                    for move in f.moves:
+                        if not game.is_legal(move):
+                            break
+                        game.step(move, check=False)
+                    else:
+                        self._stopped.append((f, game))
+                except (Fault, Gap):  # a run-time error of the rules
+                    pass
+        return self._stopped
 
     def _replays(self, f) -> bool:
         """Whether a simulated game's finding (a violation, a run-time error or a deadlock) happens
@@ -1334,7 +1378,8 @@ class Verifier:
                 target = u.invariant_target(p, i)
                 verdict = u.find(target, i)
                 if verdict == "unknown":
-                    self.stopped(p, t0, i, 0, u.reason, why + (f": {cti}" if cti else ""))
+                    if not self.from_evaluation_fault(p, t0):
+                        self.stopped(p, t0, i, 0, u.reason, why + (f": {cti}" if cti else ""))
                     return
                 if verdict == "sat":
                     self.report_trace(p, u, i, t0, ("invariant", p))
@@ -1342,8 +1387,26 @@ class Verifier:
         except Unsupported as exc:
             self.add(p, "unknown", t0, f"{why}; the bounded search cannot encode: {exc.message}")
             return
+        if self.from_evaluation_fault(p, t0):
+            return
         msg = f"{why}" + (f": {cti}" if cti else "") + f"; no violation within {self.depth} moves" + self.games_note()
         self.add(p, "bounded", t0, msg, depth=self.depth)
+
+    def from_evaluation_fault(self, p: ir.Property, t0) -> bool:
+        """Report an invariant no search found false as unknown where a simulated game stopped
+        at a run-time error in evaluating it (evaluation_fault), with that game's trace: not
+        bounded, as if no game had met a state it does not hold in; False when none did."""
+        found = self.evaluation_fault(p.name)
+        if found is None:
+            return False
+        from .simulate import record_trace
+
+        f, message = found
+        self.add(p, "unknown", t0, f"evaluating {p.name} runs into a run-time error ({message}) in a simulated game "
+                                   f"after {len(f.moves)} moves (seed \"{f.seed}\"): the interpreter takes it as "
+                                   "neither true nor false there, Z3 as false", depth=len(f.moves),
+                 trace=record_trace(self.interpreter(), f.seed, f.params, f.moves))
+        return True
 
     def stopped(self, p: ir.Property, t0, i: int, first: int, reason: str, why: str = "", kind=None):
         """The bounded search timed out at depth i: bounded by the depths it finished (those from
