@@ -982,3 +982,19 @@ def test_after_a_pause_a_point_in_an_action_without_choices_is_judged_before_it_
     # an action with choices has no finer distance: its way in needs a move's values
     climb = compile_text(CLIMB)
     assert gap_goal(Program(climb, 2), "ledge", [u.id for u in climb.undecided]).finer is None
+
+
+def test_a_comparison_s_distance_for_one_operator_is_the_general_one():
+    from verifier.explore import _cmp_distance, _cmp_fn
+
+    values = [-3, -1, 0, 1, 2, 7, True, False, None, "a", (1, 2)]
+    for op in ("==", "!=", "<", "<=", ">", ">="):
+        fn = _cmp_fn(op)
+        for a in values:
+            for b in values:
+                try:
+                    want = _cmp_distance(op, a, b)
+                except TypeError:
+                    continue
+                got = fn(a, b)
+                assert got == want and type(got) is type(want), (op, a, b, got, want)

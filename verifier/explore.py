@@ -89,6 +89,31 @@ def _cmp_distance(op: str, a, b) -> float:
     return _scale(max(0, b - a))  # >=
 
 
+def _cmp_fn(op: str):
+    """_cmp_distance for one operator: (a, b) -> the same float, the operator dispatched once and
+    two ints (the common case) judged without a call (the directed search judges a comparison
+    millions of times a run)."""
+    slow = _cmp_distance
+    if op == "==":
+        def dist(a, b):
+            if type(a) is int and type(b) is int:
+                d = abs(a - b)
+                return d / (d + 1.0)
+            return slow(op, a, b)
+    elif op in ("<", "<=", ">", ">="):
+        flip, extra = op in (">", ">="), 1 if op in ("<", ">") else 0
+
+        def dist(a, b):
+            if type(a) is int and type(b) is int:
+                d = (b - a if flip else a - b) + extra
+                return d / (d + 1.0) if d > 0 else 0.0
+            return slow(op, a, b)
+    else:
+        def dist(a, b):
+            return slow(op, a, b)
+    return dist
+
+
 def free_locals(e: ir.Expr, names: set[str]) -> bool:
     """Whether the expression names any of these locals (a move's choices)."""
     from .verify import _walk
@@ -143,7 +168,8 @@ def _distance(program: Program, e: ir.Expr, negated: bool, env, summed: bool = F
         if counted is not None:
             return counted, 1
         lf, rf = _compile(program, e.left, env), _compile(program, e.right, env)
-        return (lambda S, P, *v: _cmp_distance(op, lf(S, P, *v), rf(S, P, *v))), 1
+        cmp = _cmp_fn(op)
+        return (lambda S, P, *v: cmp(lf(S, P, *v), rf(S, P, *v))), 1
     if isinstance(e, ir.Lit) and isinstance(e.value, bool):
         d = 0.0 if e.value != negated else 1.0
         return (lambda S, P, *v: d), 1
@@ -194,6 +220,7 @@ def _count_parts(program: Program, e: ir.Expr, env):
             each = _compile(program, None, env, source=f"[{gen.ex(w.left)} for {_py(e.var)} in "
                                                        f"{gen.iter_src(e.domain, with_dups=True)}]")
             op, best = w.op, max if w.right.kind == "max" else min
+            cmp = _cmp_fn(op)
 
             def count_best(S, P, *v):
                 """(how many are counted, the others' distances, the best value; None: no element)."""
@@ -204,7 +231,7 @@ def _count_parts(program: Program, e: ir.Expr, env):
                 if op == "==" and type(b) is int:  # _cmp_distance's, without a call per element
                     far = [d / (d + 1.0) for a in values if (d := abs(a - b))]
                 else:
-                    far = [d for d in (_cmp_distance(op, a, b) for a in values) if d]
+                    far = [d for d in map(cmp, values, itertools.repeat(b)) if d]
                 return len(values) - len(far), far, b
 
             def count(S, P, *v):
@@ -212,11 +239,11 @@ def _count_parts(program: Program, e: ir.Expr, env):
             count.best = (w.right, count_best)  # for a sum whose filter compares the same best (below)
             return count
         if isinstance(w, ir.Binary) and w.op in _CMP and not free_locals(w.right, {e.var}):
-            each, once, op = _compile(program, w.left, inner_env), _compile(program, w.right, env), w.op
+            each, once, cmp = _compile(program, w.left, inner_env), _compile(program, w.right, env), _cmp_fn(w.op)
 
             def judge(S, P, v):  # (element -> its distance), the element-free side evaluated once
                 b = once(S, P, *v)
-                return lambda x: _cmp_distance(op, each(S, P, *v, x), b)
+                return lambda x: cmp(each(S, P, *v, x), b)
         else:
             where = distance(program, w, False, inner_env)
 
