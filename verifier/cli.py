@@ -93,8 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "against the directed search too: a game that breaks a proved result or reaches "
                                    "what Z3 ruled out, replayed, turns it into unknown, naming the defect, with the "
                                    "game's trace. Statuses: proved, bounded (k = depth), violated "
-                                   "(with a trace), unknown (time-out, unsupported, or Z3 and a replayed game "
-                                   "disagree), and for reachability reachable / unreachable. With no SPEC: every "
+                                   "(with a trace), unknown (time-out, unsupported, Z3 and a replayed game "
+                                   "disagree, or an invariant a game cannot evaluate), and for reachability reachable / unreachable. With no SPEC: every "
                                    "spec under spec/.")
     v.add_argument("specs", nargs="*", metavar="SPEC", help=".rules files or folders (default: spec/)")
     v.add_argument("--players", type=_positive, metavar="N", help="player count (default: every count)")
