@@ -1654,3 +1654,45 @@ def test_a_proved_invariant_a_game_cannot_evaluate_is_reported_as_a_defect():
     assert r["picked"].status == "unknown", r["picked"].message
     assert "Z3 proved it, but a simulated game runs into a run-time error evaluating it (get() of none)" \
         in r["picked"].message
+
+
+DECK = """
+game g "G"
+players 2..2 cite "P" "p"
+enum Card { a, b }
+zone deck: pile of Card
+zone hand: bag of Card
+var x: 0..5
+init cite "P" "p" { x := 0 }
+/// Bump.
+action bump() cite "P" "p" when x < 5 BUMP
+/// More.
+MORE
+end fin cite "P" "p": x == 5
+"""
+
+
+def test_the_rank_of_a_card_not_in_an_empty_pile_rules_out_no_state():
+    # the deck is empty in every state; the helper invariant's rank() must not make them impossible
+    spec = compile_text(DECK.replace("BUMP", "{ if size(deck) > 0 { x := x } else { x := x + 1 } }").replace(
+        "MORE", 'invariant harmless cite "P" "p": deck[a] == 0 or rank(deck, a) >= 0\n/// x stays 0.\n'
+                'invariant zero cite "P" "p": x == 0\n/// x reaches 3.\nreachable three cite "P" "p": x == 3'))
+    r = {x.property: x for x in Verifier(spec, 2, 4, 20, 0, explore=0).run()}
+    assert r["zero"].status == "violated" and r["three"].status == "reachable", (r["zero"].message, r["three"].message)
+    # in a guard that never holds: the runs through the other action are still there
+    spec = compile_text(DECK.replace("BUMP", "{ x := x + 1 }").replace(
+        "MORE", 'action peek() cite "P" "p" when x > 7 and rank(deck, a) >= 0 { x := 0 }\n/// Small.\n'
+                'invariant small cite "P" "p": x < 2'))
+    r = {x.property: x for x in Verifier(spec, 2, 4, 20, 0, explore=0).run()}
+    assert r["small"].status == "violated" and r["small"].depth == 2, r["small"].message
+
+
+def test_a_draw_after_a_move_that_faults_still_shows_the_fault():
+    # `move a` always faults (the deck holds only b): the draw after it must not hide that
+    spec = compile_text(DECK.replace(
+        "{ x := 0 }", "{ x := 0\n  deck := { 20 of b } }").replace(
+        "BUMP", "and size(deck) >= 5 {\n  move a from deck to hand\n  draw 1 from deck to hand\n  x += 1\n}").replace(
+        "MORE", 'invariant few cite "P" "p": x <= 5'))
+    r = {x.property: x for x in Verifier(spec, 2, 3, 20, 0, explore=0).run()}
+    assert r["no_runtime_errors"].status == "violated", r["no_runtime_errors"].message
+    assert "the card in deck is not there" in r["no_runtime_errors"].message

@@ -810,6 +810,13 @@ class Ctx:
         return [NOT(c) for c, _m, _s in self.faults]
 
     # ---- bookkeeping --------------------------------------------------------------------
+    def live(self):
+        """This path taken, and no fault or gap before: where a step's constraints on its fresh
+        choices must hold. After a fault a count may be negative (a card taken that was not
+        there), and a constraint that then holds for no choice would rule out the state the step
+        starts from, run-time error and all."""
+        return AND(self.pc, self.alive)
+
     def fault(self, cond, message: str, span):
         """A run-time error when `cond` holds on this path and no earlier fault or gap has stopped
         the step (the interpreter never gets there: a fault behind a gap is not one)."""
@@ -1290,7 +1297,9 @@ class Ctx:
                 k = self.key(t0.elem, x)
                 self.fault(select(seq.counts, k, 0) < 1, "the value is not in the pile", e.span)
                 r = self.choice(IntT(0, None), "rank")
-                self.constraints.append(r < SUM(seq.counts))
+                # only where the value is in the pile: an empty pile (the fault above) must not
+                # make the state impossible
+                self.constraints.append(IMPLIES(select(seq.counts, k, 0) >= 1, r < SUM(seq.counts)))
                 return r
             if isinstance(t0, OrderT) and isinstance(t0.elem, (IntT, EnumT, PlayerT, RecordT)) \
                     and len(seq.items) == self.dom.size(t0.elem):
@@ -1700,7 +1709,7 @@ class Ctx:
         self.constraints.append(AND(var >= 0, var < max(size, 1)))
         if size:
             os = self.onehot(var, size)
-            when = AND(self.pc, present)
+            when = AND(self.live(), present)
             self.constraints.extend(IMPLIES(when, o <= c) for o, c in zip(os, pile.counts))
         self.events.append(Event(kind, zone_name, var, AND(self.pc, self.alive), present, t))
         return var, present
@@ -1875,14 +1884,15 @@ class Ctx:
         size = SUM(counts)
         k = ITE(want <= size, want, size)
         ds = [z3.Int(f"{name}.{j}") for j in range(len(counts))]
-        self.constraints.extend(AND(d >= 0, d <= c) for d, c in zip(ds, counts))
-        self.constraints.append(IMPLIES(self.pc, SUM(ds) == k) if len(ds) else True)
-        self.constraints.append(IMPLIES(NOT(self.pc), AND(*[d == 0 for d in ds])))
+        live = self.live()  # (after a fault earlier in the move a count may be negative)
+        self.constraints.extend(AND(d >= 0, IMPLIES(live, d <= c)) for d, c in zip(ds, counts))
+        self.constraints.append(IMPLIES(live, SUM(ds) == k) if len(ds) else True)
+        self.constraints.append(IMPLIES(NOT(live), AND(*[d == 0 for d in ds])))
         for j, d in enumerate(ds):
             if from_top:
-                self.constraints.append(IMPLIES(AND(self.pc, top.some, k >= 1, EQ(top.val, j)), d >= 1))
+                self.constraints.append(IMPLIES(AND(live, top.some, k >= 1, EQ(top.val, j)), d >= 1))
             else:
-                self.constraints.append(IMPLIES(AND(self.pc, top.some, k < size, EQ(top.val, j)), d <= counts[j] - 1))
+                self.constraints.append(IMPLIES(AND(live, top.some, k < size, EQ(top.val, j)), d <= counts[j] - 1))
         return ds, [c - d for c, d in zip(counts, ds)], k
 
     def _draw(self, s, what, dst_t):
@@ -1919,7 +1929,7 @@ class Ctx:
         self.constraints.append(AND(top_var >= 0, top_var < max(len(counts), 1)))
         if counts:
             os = self.onehot(top_var, len(counts))
-            self.constraints.extend(IMPLIES(AND(self.pc, present), o <= c) for o, c in zip(os, counts))
+            self.constraints.extend(IMPLIES(AND(self.live(), present), o <= c) for o, c in zip(os, counts))
         if from_top:
             new_top = OptV(present, ITE(taken, top_var, src.top.val))
         else:  # taking from the bottom leaves the top, unless everything went
@@ -2037,7 +2047,7 @@ class Ctx:
             if cn > 1:
                 self.constraints.append(IMPLIES(self.pc, z3.Distinct(*items[:cn])))
         else:
-            self.constraints.extend(IMPLIES(self.pc, EQ(a, b)) for a, b in zip(new.counts, pile.counts))
+            self.constraints.extend(IMPLIES(self.live(), EQ(a, b)) for a, b in zip(new.counts, pile.counts))
         self.events.append(Event("order", zone, SeqV(items), AND(self.pc, self.alive), n, elem))
         return new
 
