@@ -1696,3 +1696,32 @@ def test_a_draw_after_a_move_that_faults_still_shows_the_fault():
     r = {x.property: x for x in Verifier(spec, 2, 3, 20, 0, explore=0).run()}
     assert r["no_runtime_errors"].status == "violated", r["no_runtime_errors"].message
     assert "the card in deck is not there" in r["no_runtime_errors"].message
+
+
+def test_a_run_time_error_split_into_cases_is_not_refuted_by_a_label_no_case_has():
+    spec = compile_text("""
+game g "G"
+players 3..3 cite "P" "p"
+var m: map 0..2 -> 0..5
+var done: bool
+init cite "P" "p" { done := false }
+/// Poke: the index is 3 where q sits two seats on.
+action poke(p: Player, q: Player) cite "P" "p" when not done {
+  m[distance(p, q) + 1] := 1
+  done := true
+}
+end fin cite "P" "p": done
+""")
+
+    class Hard(Verifier):  # the whole step's questions time out (as in a large spec): it is split by its players
+        def ask_step(self, st, *facts, **kw):
+            if st is self.steps.get("poke"):
+                return z3.unknown, None, "timeout (a stand-in)"
+            return super().ask_step(st, *facts, **kw)
+
+        def check_alone(self, base, t, solvers, tag, timeout_ms):
+            return z3.unknown
+
+    r = {x.property: x for x in Hard(spec, 3, 3, 20, 0, explore=0).run()}
+    assert r["no_runtime_errors"].status == "violated", r["no_runtime_errors"].message
+    assert "index 3 is outside the keys" in r["no_runtime_errors"].message

@@ -672,16 +672,28 @@ class Verifier:
         # one at a time: several together are often much harder than each alone
         open_: list = []
         hard: set = set()  # settle()'s memory
-        for lab in dict.fromkeys(lab for lab, _t in items):
+        labels = list(dict.fromkeys(lab for lab, _t in items))
+        refuted: dict = {}  # (case, condition) -> whether it is refuted there
+
+        def refuted_in(case, t) -> bool:
+            key = (id(case), id(t))  # (the cases and their conditions live as long as the verifier)
+            if key not in refuted:
+                refuted[key] = sliced(case, t) or \
+                    self.settle(a, case, *assume, t, guard=with_guard, hard=hard)[0] == z3.unsat
+            return refuted[key]
+        for lab in labels:
             if lab in met:
                 open_.append(lab)
                 continue
             if all(sliced(st, t) or query(st, [t], self.QUICK_MS // 2 if split else None)[0] == z3.unsat
                    for lb, t in items if lb == lab):
                 continue
-            if split and all(sliced(case, t) or
-                             self.settle(a, case, *assume, t, guard=with_guard, hard=hard)[0] == z3.unsat
-                             for case in self.cases(a) for lb, t in conds_of(case) if lb == lab):
+            # a case's label may name the values the case fixes ("index 3 is outside the keys"
+            # where the whole step says "an index"): a condition of a case whose label is none of
+            # the whole step's may be this one, and is refuted too (else no case has a condition
+            # of this label, and it would pass for refuted unasked)
+            if split and all(refuted_in(case, t) for case in self.cases(a)
+                             for lb, t in conds_of(case) if lb == lab or lb not in labels):
                 continue
             open_.append(lab)
         return open_
