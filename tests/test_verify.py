@@ -1725,3 +1725,27 @@ end fin cite "P" "p": done
     r = {x.property: x for x in Hard(spec, 3, 3, 20, 0, explore=0).run()}
     assert r["no_runtime_errors"].status == "violated", r["no_runtime_errors"].message
     assert "index 3 is outside the keys" in r["no_runtime_errors"].message
+
+
+def test_a_run_time_error_in_an_end_condition_is_one_of_the_rules():
+    spec = compile_text(DECK.replace("{ x := 0 }", "{ x := 0\n  deck := { 2 of b } }").replace(
+        "when x < 5 BUMP", "when size(deck) > 0 { draw 1 from deck to hand }").replace("MORE", "").replace(
+        'end fin cite "P" "p": x == 5', 'end fin cite "P" "p": top(deck) == a'))
+    for games in (0, 10):  # Z3's own trace, and the random games' (which the cross-check must not discard)
+        r = {x.property: x for x in Verifier(spec, 2, 3, 20, games, explore=0).run()}
+        assert r["no_runtime_errors"].status == "violated", (games, r["no_runtime_errors"].message)
+        assert "top() of an empty pile" in r["no_runtime_errors"].message
+        assert r["no_runtime_errors"].trace is not None and len(r["no_runtime_errors"].trace) == 2
+
+
+def test_a_ranking_s_run_time_error_in_a_replay_is_not_taken_for_one_of_the_rules():
+    # Z3 does not follow the deck's order, so it thinks rank() may be 15 (outside m's keys); the
+    # interpreter's rank is 5, and the only run-time error on the way is the ranking's 10 / 0
+    spec = compile_text(DECK.replace("var x: 0..5", "var x: 0..5\nvar m: map 0..9 -> 0..1").replace(
+        "enum Card { a, b }", "enum Card { b, a }").replace(
+        "{ x := 0 }", "{ deck := { 5 of b, 15 of a }\n  x := 0 }").replace(
+        "BUMP", "{ m[rank(deck, a)] := 1\n  x := x + 1 }").replace(
+        "MORE", 'terminates ends cite "P" "p": while x < 5 decreases 10 / x'))
+    r = {x.property: x for x in Verifier(spec, 2, 3, 20, 0, explore=0).run()}
+    assert r["no_runtime_errors"].status == "unknown", r["no_runtime_errors"].message
+    assert "spurious" in r["no_runtime_errors"].message

@@ -826,6 +826,7 @@ class Verifier:
                             break
                         game.step(move, check=False)
                     else:
+                        game.ended()  # (an end condition's run-time error is one of the rules)
                         self._stopped.append((f, game))
                 except (Fault, Gap):  # a run-time error of the rules
                     pass
@@ -866,7 +867,8 @@ class Verifier:
                 elif met(game.step(move, only=prog.touched[move[0]] - noted)):
                     return True
             if rules:
-                game.legal_moves()  # a guard's run-time error is met where the moves are looked for
+                if game.ended() is None:  # an end condition's run-time error, or a guard's where
+                    game.legal_moves()    # the moves are looked for
                 return False
         except Fault as exc:
             return rules and f.key == f"fault:{exc.span_id}"
@@ -1466,6 +1468,16 @@ class Verifier:
         if self.init.faults and s.check() != z3.unsat:
             suspects.append((None, "the setup"))
         assume = self.assumptions(self.assumed)
+        try:
+            ends = self.end_faults()
+        except Unsupported as exc:
+            ends = []
+            suspects.append((None, f"the end conditions (cannot encode: {exc.message})"))
+        if ends:  # every state's end conditions are evaluated, in order, before its moves are looked for
+            s = self.solver()
+            s.add(*assume, OR(*[c for c, _m in ends]))
+            if s.check() != z3.unsat:
+                suspects.append((None, f"the end conditions ({'; '.join(dict.fromkeys(m for _c, m in ends))})"))
         for a in self.spec.actions:
             if a.name in self.unsupported:  # not proved for an action Z3 cannot encode
                 suspects.append((a, f"{a.name} (cannot encode: {self.unsupported[a.name]})"))
@@ -1537,6 +1549,19 @@ class Verifier:
             return False
         self._kept_with_faults.add(a.name)
         return True
+
+    def end_faults(self, state=None, tag: str = "pre") -> list:
+        """[(condition, message)]: the run-time errors of the end conditions in a state (the
+        pre-state by default), each where the ends before it do not hold (the interpreter stops
+        at the first that does). An end condition Z3 cannot encode: Unsupported."""
+        state = self.pre if state is None else state
+        out, before = [], []
+        for e in self.spec.ends:
+            v, f, cons = self.value(e.cond, state, tag=f"{tag}.endfault.{e.name}")
+            if not is_false(f):
+                out.append((AND(*cons, *before, f), f"the end condition {e.name}"))
+            before.append(AND(*cons, NOT(v)))
+        return out
 
     # ---- rankings ------------------------------------------------------------------------
     def prove_ranking(self, p: ir.Property):
@@ -2208,11 +2233,16 @@ class Unrolling:
         return AND(*cons, NOT(h))
 
     def fault_target(self, i: int):
+        """A run-time error of the setup (i = 0) or of move i, or of state i's end conditions
+        (where no fault came before them: the interpreter gets there)."""
+        ends = [c for c, _m in self.v.end_faults(self.states[i], f"u{i}.{id(self)}")]
         if i == 0:
-            return OR(*[c for c, _m, _s in self.v.init.faults]) if self.v.init.faults else False
+            return OR(*[c for c, _m, _s in self.v.init.faults], *ends)
         sel, results = self.choices[i - 1]
+        # state i's end conditions: the move completed to it (its literal, not assumed for a fault's last move)
         return OR(*[AND(sel == j, OR(*[c for c, _m, _s in r.guard_faults + r.faults]))
-                    for j, r in results.items() if r.faults or r.guard_faults])
+                    for j, r in results.items() if r.faults or r.guard_faults],
+                  AND(self.completes[i - 1], OR(*ends)))
 
     def gap_target(self, ids, i: int):
         if i == 0:
@@ -2262,9 +2292,14 @@ class Unrolling:
         chance = ForcedChance(events, exact)
         outcome: dict = {"kind": "open"}
         problem = None
-        # only the target's own invariant is evaluated after each move: another one whose
-        # evaluation runs into a run-time error on the way must not make this trace spurious
-        only = {i for i, (q, _fn) in enumerate(program.invariants) if target[0] == "invariant" and q.name == target[1].name}
+        # only what the target is about is evaluated after each move (its invariant; the rankings
+        # and bounds; else nothing): a property whose evaluation runs into a run-time error on the
+        # way must neither make the trace spurious nor pass for a run-time error of the rules
+        if target[0] == "invariant":
+            how = {"only": {i for i, (q, _fn) in enumerate(program.invariants) if q.name == target[1].name},
+                   "rankings": False}
+        else:
+            how = {"only": set()} if target[0] in ("terminates", "bound") else {"check": False}
         try:
             game = program.start("z3", params, chance=chance)
             states.append(game.snapshot())
@@ -2282,7 +2317,7 @@ class Unrolling:
                     break
                 before = states[-1]
                 try:
-                    violations = game.step(move, only=only)
+                    violations = game.step(move, **how)
                 except Gap as exc:
                     steps.append(TraceStep(i, a.name, move[1], program.move_label(move), a.cite,
                                            [f"reaches an undecided point: {spec.undecided[exc.id].reason}"]))
@@ -2307,7 +2342,11 @@ class Unrolling:
                 if not (i == len(moves) and target[0] in ("gap", "fault")):
                     problem = problem or _compare(enc, m, spec, self.states[i], game.S, i)
             else:
-                pass
+                if target[0] == "fault" and outcome["kind"] == "open":
+                    try:  # the end conditions of the state reached (the game looks at them first)
+                        game.ended()
+                    except Fault as exc:
+                        outcome = {"kind": "fault", "message": f"in the end conditions: {exc.message}"}
             if problem is None:
                 problem = _confirm(game, target, outcome, spec)
         except Spurious as exc:

@@ -229,14 +229,16 @@ class Game:
                 return end
         return None
 
-    def step(self, move: Move, check: bool = True, only=None) -> list[Violation]:
+    def step(self, move: Move, check: bool = True, only=None, rankings: bool = True) -> list[Violation]:
         """Apply a legal move; returns the properties violated by this step (Fault/Gap propagate).
         `only`: the invariants (by index) to evaluate, the others taken to hold (None: all); a
         caller that knows every invariant false before the move gives those the move's action may
-        change (Program.touched) less the false ones it has already noted."""
+        change (Program.touched) less the false ones it has already noted. `rankings`: False, the
+        rankings and bounds are not evaluated (a replay that looks at one invariant)."""
         prog = self.program
         S, P = self.S, self.P
-        pre = [(p, rank_fn(S, P)) for p, while_fn, rank_fn in prog.rankings if while_fn(S, P)] if check else ()
+        rankings = check and rankings
+        pre = [(p, rank_fn(S, P)) for p, while_fn, rank_fn in prog.rankings if while_fn(S, P)] if rankings else ()
         prog.applies[move[0]](S, P, self.chance, *move[1])
         self.moves.append(move)
         if not check:
@@ -244,6 +246,8 @@ class Game:
         fixed = self._false_of_params() if prog.of_params else ()
         violations = [Violation(p, "the invariant is false after this step") for i, (p, fn) in enumerate(prog.invariants)
                       if (only is None or i in only) and (i in fixed if i in prog.of_params else not fn(S, P))]
+        if not rankings:
+            return violations
         for p, before in pre:
             if any(r < 0 for r in before):
                 violations.append(Violation(p, f"the ranking {before} is negative"))
