@@ -998,3 +998,14 @@ def test_a_comparison_s_distance_for_one_operator_is_the_general_one():
                     continue
                 got = fn(a, b)
                 assert got == want and type(got) is type(want), (op, a, b, got, want)
+
+
+def test_a_find_replays_only_with_legal_moves_in_a_game_not_ended():
+    from verifier.explore import Found, replays
+
+    spec = compile_text(CLIMB)
+    prog = Program(spec, 2)
+    summit = _prop(spec, "summit")
+    ups = [(0, (0,))] * 30
+    assert replays(prog, Found("s", [], ups), summit)
+    assert not replays(prog, Found("s", [], [(3, ())] + ups), summit)  # `stop` before 200 steps is not legal

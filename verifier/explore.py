@@ -700,6 +700,8 @@ def replays(program: Program, f: Found, p: ir.Property, gap=None) -> bool:
     game = program.start(f.seed, f.params)
     try:
         for move in f.moves:
+            if game.ended() is not None or not game.is_legal(move):  # as a game is played
+                return False
             game.step(move, check=False)
     except Gap as exc:
         return gap is not None and program.spec.undecided[exc.id].span == gap.span and game.moves == f.moves[:-1]
