@@ -1009,3 +1009,19 @@ def test_a_find_replays_only_with_legal_moves_in_a_game_not_ended():
     ups = [(0, (0,))] * 30
     assert replays(prog, Found("s", [], ups), summit)
     assert not replays(prog, Found("s", [], [(3, ())] + ups), summit)  # `stop` before 200 steps is not legal
+
+
+def test_an_action_z3_calls_never_enabled_that_the_directed_search_played_is_reported_as_a_defect():
+    import time
+
+    class Unsound(Verifier):  # stands for an encoding that rules out every state where `fall` is legal
+        def check_sanity(self):
+            super().check_sanity()
+            a = next(a for a in self.spec.actions if a.name == "fall")
+            self.add(ir.Property("action", "enabled:fall", a.cite, a.span), "unreachable", time.perf_counter(),
+                     "wrongly", kind="action")
+
+    r = {x.property: x for x in Unsound(compile_text(CLIMB), 2, 2, 20, 0, explore=20000).run()}
+    assert r["enabled:fall"].status == "unknown", r["enabled:fall"].message
+    assert "Z3 proved it never enabled, but the directed search played it" in r["enabled:fall"].message
+    assert r["enabled:fall"].trace is not None and len(r["enabled:fall"].trace) == r["enabled:fall"].depth

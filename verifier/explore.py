@@ -584,8 +584,7 @@ def search_own(program: Program, goal: Goal, seed: str, budget: int, riders: lis
     for r in range(runs):
         more = explore(program, own_search(goal), f"{seed}/{r}", budget // runs, riders=riders, greedy=greedy,
                        viable=viable)
-        out.moves += more.moves
-        out.restores += more.restores
+        out.add(more)
         for key, f in more.found.items():
             out.found.setdefault(key, f)
         if goal.key in out.found:
@@ -716,6 +715,16 @@ class Exploration:
     found: dict[str, Found] = field(default_factory=dict)
     moves: int = 0            # moves played in all
     restores: int = 0         # times play went on from a pool state
+    # per action (index): the first move of it the search played or tried, its Found's last move
+    # (the moves before it lead to a state where it is legal: a witness of the action enabled)
+    played: dict[int, Found] = field(default_factory=dict)
+
+    def add(self, more: "Exploration") -> None:
+        """Count another search's moves and what it played in; its finds are the caller's to take."""
+        self.moves += more.moves
+        self.restores += more.restores
+        for a, f in more.played.items():
+            self.played.setdefault(a, f)
 
 
 def _supply(program: Program, only=None):
@@ -914,6 +923,8 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         """Play the move; the Gap or Fault it raised, or None. The game is as it was before the
         move when it raised, or always when keep is False; `after()` is called in the state the
         move led to, when it did not raise, before the move is undone."""
+        if move[0] not in out.played:
+            out.played[move[0]] = Found(g.seed, list(g.params), g.moves + [move])
         saved = g.save(move)
         try:
             g.step(move, check=False)
@@ -1014,6 +1025,8 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         while moves:
             move = moves[rng.randrange(len(moves))]
             if not gappy[move[0]]:  # no undecided point on its way: no need to keep the state
+                if move[0] not in out.played:
+                    out.played[move[0]] = Found(g.seed, list(g.params), g.moves + [move])
                 try:
                     g.step(move, check=False)
                 except Fault:  # the state is broken: this rollout ends (kept states are copies)
