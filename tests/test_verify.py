@@ -1749,3 +1749,36 @@ def test_a_ranking_s_run_time_error_in_a_replay_is_not_taken_for_one_of_the_rule
     r = {x.property: x for x in Verifier(spec, 2, 3, 20, 0, explore=0).run()}
     assert r["no_runtime_errors"].status == "unknown", r["no_runtime_errors"].message
     assert "spurious" in r["no_runtime_errors"].message
+
+
+CARDS = """
+game g "G"
+players 2..2 cite "P" "p"
+card Card { v: 1..3 }
+zone pool: bag of Card
+zone used: bag of Card
+var x: 0..9
+init cite "P" "p" { pool := { Card(1), Card(2), Card(3) } }
+/// Bump x.
+action bump() cite "P" "p" when x < 9 BUMP
+/// More.
+MORE
+end fin cite "P" "p": x == 9
+/// Claimed: x stays at most 3.
+invariant small cite "P" "p": x <= 3
+/// x reaches 4.
+reachable four cite "P" "p": x == 4
+"""
+
+
+def test_a_card_built_from_a_value_out_of_range_on_a_path_not_taken_rules_out_no_state():
+    # the card Card(x + 1) exists only while x <= 2: where x is larger, no move builds it
+    spec = compile_text(CARDS.replace("BUMP", "{\n  if x <= 2 { move Card(x + 1) from pool to used }\n  x := x + 1\n}")
+                        .replace("MORE", ""))
+    r = {x.property: x for x in Verifier(spec, 2, 6, 20, 0, explore=0).run()}
+    assert r["small"].status == "violated" and r["four"].status == "reachable", (r["small"].message, r["four"].message)
+    # nor in an action that is never enabled (every action's step is in every unrolled step)
+    spec = compile_text(CARDS.replace("BUMP", "{ x := x + 1 }").replace(
+        "MORE", 'action use() cite "P" "p" when x > 100 { move Card(x) from pool to used }'))
+    r = {x.property: x for x in Verifier(spec, 2, 6, 20, 0, explore=0).run()}
+    assert r["small"].status == "violated" and r["small"].depth == 4, r["small"].message

@@ -796,7 +796,9 @@ class Ctx:
         if not z3.is_const(k):
             k = self.name_term(k, "oh")
         os = [z3.If(k == j, z3.IntVal(1), z3.IntVal(0)) for j in range(size)]
-        self.constraints.append(z3.And(k >= 0, k < size) if size > 1 else k == 0)
+        # (no constraint that k is in range: a card built from a value out of range on a path not
+        # taken, or after its run-time error, must not rule out the state; the indicators are
+        # exact either way)
         self.onehots[key] = os
         return os
 
