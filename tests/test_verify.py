@@ -1782,3 +1782,25 @@ def test_a_card_built_from_a_value_out_of_range_on_a_path_not_taken_rules_out_no
         "MORE", 'action use() cite "P" "p" when x > 100 { move Card(x) from pool to used }'))
     r = {x.property: x for x in Verifier(spec, 2, 6, 20, 0, explore=0).run()}
     assert r["small"].status == "violated" and r["small"].depth == 4, r["small"].message
+
+
+COUNTER = """
+game g "G"
+players 2..2 cite "P" "p"
+var x: 0..5
+init cite "P" "p" { x := 0 }
+/// Bump.
+action bump() cite "P" "p" when x < 5 { x := x + 1 }
+end fin cite "P" "p": x == 5
+/// The claim.
+invariant claim cite "P" "p": CLAIM
+"""
+
+
+@pytest.mark.parametrize("claim, depth", [("x in Player", 2), ("not (x == 4 and left(x) == 1)", 4),
+                                          ("not (x == 4 and distance(0, x) == 0)", 4),
+                                          ("not (x == 3 and seat(1, x) == 0)", 3)])
+def test_a_number_taken_as_a_seat_is_judged_as_the_interpreter_does(claim, depth):
+    # the seats of 2 players: x in Player is false from 2 on, and seat arithmetic goes round more than one lap
+    r = {x.property: x for x in Verifier(compile_text(COUNTER.replace("CLAIM", claim)), 2, 6, 20, 0, explore=0).run()}
+    assert r["claim"].status == "violated" and r["claim"].depth == depth, r["claim"].message

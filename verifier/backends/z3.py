@@ -1082,6 +1082,10 @@ class Ctx:
             t = d.type
             if isinstance(t, IntT):
                 r = AND(x >= t.lo, x <= t.hi)
+            elif isinstance(t, (PlayerT, EnumT)) and e.elem.type != t:  # its values are 0 .. size - 1
+                c = concrete(x)
+                size = self.dom.size(t)
+                r = (0 <= c < size) if c is not None else AND(x >= 0, x < size)
             else:
                 r = True
         elif isinstance(d, ir.RangeDomain):
@@ -1276,13 +1280,18 @@ class Ctx:
                 if concrete(b) is None:  # an unknown number of seats: plain modular arithmetic
                     return (a + b) % self.n
                 b = concrete(b) % self.n
+            lo, hi = self.bounds(e.args[0])
             if name == "distance":
+                lo2, hi2 = self.bounds(e.args[1])
+                lo, hi = (None if lo2 is None or hi is None else lo2 - hi), (None if hi2 is None or lo is None else hi2 - lo)
                 return self.mod_n(args[1] - a if not (concrete(args[1]) is not None and concrete(a) is not None)
-                                  else concrete(args[1]) - concrete(a))
+                                  else concrete(args[1]) - concrete(a), lo, hi)
             s = a + b if not (concrete(a) is not None and concrete(b) is not None) else concrete(a) + concrete(b)
-            return self.mod_n(s)
+            return self.mod_n(s, *(() if lo is None or hi is None else (lo + concrete(b), hi + concrete(b))))
         if name == "clockwise":
-            return SeqV([self.mod_n(args[0] + i if concrete(args[0]) is None else concrete(args[0]) + i)
+            lo, hi = self.bounds(e.args[0])
+            return SeqV([self.mod_n(args[0] + i if concrete(args[0]) is None else concrete(args[0]) + i,
+                                    *(() if lo is None or hi is None else (lo + i, hi + i)))
                          for i in range(self.n)])
         if name == "rank":
             seq, x = args
@@ -1347,11 +1356,14 @@ class Ctx:
             return ITE(args[0], 1, 0) if isinstance(t0, BoolT) else args[0]
         raise Unsupported(f"builtin {name}", e.span)
 
-    def mod_n(self, x):
-        """x modulo the player count: for x within one lap either side, by comparisons (no mod)."""
+    def mod_n(self, x, lo: int | None = None, hi: int | None = None):
+        """x modulo the player count. Where x is known to lie within one lap either side (lo, hi:
+        its static range; seats and their neighbours), by comparisons; else Z3's modulo."""
         c = concrete(x)
         if c is not None:
             return c % self.n
+        if lo is None or hi is None or lo < -self.n or hi >= 2 * self.n:
+            return x % self.n
         return ITE(x >= self.n, x - self.n, ITE(x < 0, x + self.n, x))
 
     def total(self, t: Type, value):
