@@ -1804,3 +1804,25 @@ def test_a_number_taken_as_a_seat_is_judged_as_the_interpreter_does(claim, depth
     # the seats of 2 players: x in Player is false from 2 on, and seat arithmetic goes round more than one lap
     r = {x.property: x for x in Verifier(compile_text(COUNTER.replace("CLAIM", claim)), 2, 6, 20, 0, explore=0).run()}
     assert r["claim"].status == "violated" and r["claim"].depth == depth, r["claim"].message
+
+
+PARAM = """
+game g "G"
+players 2..2 cite "P" "p"
+param k: 0..3 cite "P" "p"
+CONST
+var x: 0..9
+init cite "P" "p" { INIT }
+/// Bump.
+action bump() cite "P" "p" when x < 9 { x := x + 1 }
+end fin cite "P" "p": x == 9
+"""
+
+
+@pytest.mark.parametrize("const, init", [("", "x := [5, 6, 7][k]"), ("const q = [5, 6, 7][k]", "x := q")])
+def test_a_setup_that_faults_for_one_parameter_value_is_found(const, init):
+    # with k = 3 the setup (or a constant it reads) takes position 3 of a list of three
+    spec = compile_text(PARAM.replace("CONST", const).replace("INIT", init))
+    r = {x.property: x for x in Verifier(spec, 2, 4, 20, 0, explore=0).run()}
+    assert r["no_runtime_errors"].status == "violated", r["no_runtime_errors"].message
+    assert r["no_runtime_errors"].depth == 0 and "position 3 is outside" in r["no_runtime_errors"].message

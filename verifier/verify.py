@@ -158,8 +158,12 @@ class Verifier:
     # ---- the encodings, built once ------------------------------------------------------
     def build(self):
         enc = self.enc
-        self.params, self.consts, self.pcons = enc.fresh_params()
+        pfaults: list = []  # the constants' run-time errors: the setup's first (a game meets them as it starts)
+        self.params, self.consts, self.pcons = enc.fresh_params(faults=pfaults)
         self.init = enc.initial(self.params, self.consts)
+        if pfaults:
+            self.init.alive = AND(*[NOT(c) for c, _m, _s in pfaults], self.init.alive)
+            self.init.faults[:0] = pfaults
         # every zone starts empty: the totals after the setup are what it created (its ledger)
         from .backends.z3 import zone_totals
         empty = zone_totals(enc, {v.name: enc.default(v.type) for v in self.spec.state})
@@ -2179,7 +2183,10 @@ class Unrolling:
         self.enc = v.enc
         self.solver = v.solver()
         init = v.init
-        self.solver.add(*init.constraints, init.alive)
+        # the setup completes (no run-time error or undecided point in it) under this literal: a
+        # search at depth 0 for what the setup meets does not assume it
+        self.set_up = z3.Bool("set_up")
+        self.solver.add(*init.constraints, z3.Implies(self.set_up, init.alive))
         self.states = [init.state]
         self.events = [init.events]
         self.choices = []                   # per step: (selector, {action index: StepResult})
@@ -2239,7 +2246,8 @@ class Unrolling:
 
     def find(self, target, i: int, last_step_completes: bool = True) -> str:
         """Whether some run of i moves ends in the target (the last move completing, or not)."""
-        assume = self.uses[:i] + (self.completes[i - 1:i] if last_step_completes and i else [])
+        assume = ([self.set_up] if i or last_step_completes else []) + self.uses[:i] + \
+            (self.completes[i - 1:i] if last_step_completes and i else [])
         self.solver.push()
         self.solver.add(target)
         r = self.solver.check(*assume)

@@ -526,8 +526,10 @@ class Encoder:
         state = {v.name: self.fresh(v.type, f"{prefix}{v.name}", constraints) for v in self.spec.state}
         return state, constraints
 
-    def fresh_params(self, prefix: str = "param."):
-        """(params, consts, constraints) with parameters free (their `where` holds) and constants from them."""
+    def fresh_params(self, prefix: str = "param.", faults: list | None = None):
+        """(params, consts, constraints) with parameters free (their `where` holds) and constants from them.
+        The constants' run-time errors (and their `where`s'): appended to `faults` when given (a
+        game's setup meets them), else taken as constraints (the parameters that meet none)."""
         constraints: list = []
         params = {p.name: self.fresh(p.type, prefix + p.name, constraints) for p in self.spec.params}
         consts: dict = {}
@@ -537,7 +539,10 @@ class Encoder:
         for p in self.spec.params:
             if p.where is not None:
                 constraints.append(ctx.ev(p.where))
-        constraints.extend(ctx.faults_as_constraints())
+        if faults is not None:
+            faults.extend(ctx.faults)
+        else:
+            constraints.extend(ctx.faults_as_constraints())
         return params, consts, constraints
 
     # ---- steps --------------------------------------------------------------------------
