@@ -606,3 +606,35 @@ end done cite "E" "e": moves >= 20
     assert all(game.is_legal(m) for m in moves)
     report = simulate(spec, 2, 5, "o")
     assert not [f for f in report.findings.values() if f.kind == "fault"]
+
+
+SEATS_POOL = """
+game g "G"
+players 2..2 cite "P" "p"
+zone pool: bag of Player
+zone out: bag of Player
+var x: -1..3
+init cite "P" "p" {
+  pool := { 0, 1 }
+  x := 0
+}
+/// Step x down.
+action down() cite "P" "p" when x > -1 { x := x - 1 }
+/// Take x.
+action take() cite "P" "p" when x == -1 { move x from pool to out
+  x := 0 }
+end fin cite "P" "p": size(out) > 0
+/// -1 counts as in the pool.
+reachable weird cite "P" "p": x == -1 and x in pool
+"""
+
+
+def test_a_number_outside_a_bag_s_players_is_not_in_it_and_cannot_be_taken_from_it():
+    from verifier.backends.runtime import Fault
+
+    spec = compile_text(SEATS_POOL)
+    g = Program(spec, 2).start("s")
+    g.step((0, ()))  # down: x = -1 (a negative index would read the last seat's count)
+    assert g.reached() == []
+    with pytest.raises(Fault, match="the card is not in pool"):
+        g.step((1, ()))
