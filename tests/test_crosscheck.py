@@ -115,7 +115,7 @@ def test_concrete_states_become_symbolic_values_with_the_same_content():
 def test_the_check_finds_a_broken_encoding(monkeypatch):
     """Seats that do not wrap around (left of the last player is no player): the check must see it."""
     spec, _ = load_spec(str(ROOT / "examples" / "little_tricks" / "little_tricks.rules"))
-    monkeypatch.setattr(zb.Ctx, "mod_n", lambda self, x: x)
+    monkeypatch.setattr(zb.Ctx, "mod_n", lambda self, x, lo=None, hi=None: x)
     rep = check_agreement(spec, 3, 60, "broken", explain=False)
     kinds = {d.kind for d in rep.disagreements}
     assert "successor" in kinds, rep.summary()
