@@ -1826,3 +1826,13 @@ def test_a_setup_that_faults_for_one_parameter_value_is_found(const, init):
     r = {x.property: x for x in Verifier(spec, 2, 4, 20, 0, explore=0).run()}
     assert r["no_runtime_errors"].status == "violated", r["no_runtime_errors"].message
     assert r["no_runtime_errors"].depth == 0 and "position 3 is outside" in r["no_runtime_errors"].message
+
+
+def test_a_value_outside_a_set_s_element_type_is_a_run_time_error_in_both_back_ends():
+    spec = compile_text(COUNTER.replace("var x: 0..5", "var x: 0..5\nvar s: set of 1..3").replace(
+        "{ x := x + 1 }", "{ x := x + 1\n  s += {x} }").replace("CLAIM", "size(s) <= 3"))
+    for games in (0, 20):  # Z3's trace, and the random games'
+        r = {x.property: x for x in Verifier(spec, 2, 6, 20, games, explore=0).run()}
+        assert r["no_runtime_errors"].status == "violated", r["no_runtime_errors"].message
+        assert "a value outside the set's element type" in r["no_runtime_errors"].message
+        assert r["no_runtime_errors"].depth == 4

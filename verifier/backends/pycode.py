@@ -136,6 +136,7 @@ class PyGen:
                         "_the_bag": runtime.the_bag, "_the_seq": runtime.the_seq, "_least": runtime.least,
                         "_greatest": runtime.greatest, "_argbest": runtime.argbest, "_present": runtime.present,
                         "_items": runtime.items, "_expand": runtime.expand, "_make_bag": runtime.make_bag,
+                        "_make_set": runtime.make_set,
                         "_bag_add": runtime.bag_add, "_bag_sub": runtime.bag_sub, "_as_bag": runtime.as_bag,
                         "_as_pile": runtime.as_pile, "_remove_from_pile": runtime.remove_from_pile,
                         "_take_bag": runtime.take_bag, "_check_order": runtime.check_order, "_ix": runtime.ix,
@@ -724,6 +725,9 @@ class PyGen:
                 pieces.append(f"({elem},)")
         src = "_chain(" + ", ".join(pieces) + ")" if pieces else "()"
         if isinstance(t, SetT):
+            if _wider(t.elem, e.items):  # a value outside the element type is a run-time error
+                lo, hi = (t.elem.lo, t.elem.hi) if isinstance(t.elem, IntT) else (0, "N - 1")
+                return f"_make_set({lo}, {hi}, {src}, {self.span(e.span)})"
             return f"frozenset({src})"
         elem_t = t.elem
         size = self.size(elem_t) if elem_t is not None else 0
@@ -1185,3 +1189,8 @@ def _fault_make(span_id, name):
 
 def safe_identifier(name: str) -> bool:
     return name.isidentifier() and not keyword.iskeyword(name)
+
+
+def _wider(elem: Type, items) -> bool:
+    """Whether a set of numbers (or players) is built from an item whose type may lie outside them."""
+    return isinstance(elem, (IntT, PlayerT)) and any(getattr(i.elem, "type", None) != elem for i in items)

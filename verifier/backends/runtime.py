@@ -172,6 +172,15 @@ def make_bag(size, pairs, span):
     return bag
 
 
+def make_set(lo, hi, items, span):
+    """A set of the numbers lo..hi (or the players 0..hi) from values that may lie outside them."""
+    out = frozenset(items)
+    for x in out:
+        if not lo <= x <= hi:
+            raise Fault(span, f"a value outside the set's element type ({x})")
+    return out
+
+
 def bag_add(a, b):
     return [x + y for x, y in zip(a, b)]
 

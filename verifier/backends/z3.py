@@ -1436,6 +1436,15 @@ class Ctx:
             cnt = self.ev(item.count) if item.count is not None else 1
             if isinstance(t, SetT):
                 c = concrete(k)
+                it = getattr(item.elem, "type", None)
+                if isinstance(t.elem, (IntT, PlayerT)) and it != t.elem:  # as the interpreter (make_set)
+                    if c is not None:
+                        if not 0 <= c < size:
+                            self.fault(self.pc_here, "a value outside the set's element type", e.span)
+                            return
+                    else:
+                        self.fault(AND(self.pc_here, OR(k < 0, k >= size)), "a value outside the set's element type",
+                                   e.span)
                 if c is not None:
                     bits[c] = OR(bits[c], self.pc_here)
                 else:
