@@ -638,3 +638,31 @@ def test_a_number_outside_a_bag_s_players_is_not_in_it_and_cannot_be_taken_from_
     assert g.reached() == []
     with pytest.raises(Fault, match="the card is not in pool"):
         g.step((1, ()))
+
+
+NARROW = """
+game g "G"
+players 2..2 cite "P" "p"
+var y: 0..3
+var done: bool
+init cite "P" "p" { y := 3 }
+/// Split.
+action split(x: 0..9) cite "P" "p" when GUARD { done := true }
+/// Stop.
+action stop() cite "P" "p" when not done { done := true }
+end fin cite "P" "p": done
+"""
+
+
+def test_the_move_enumerator_meets_a_guard_s_run_time_error_exactly_where_the_guard_does():
+    from verifier.backends.runtime import Fault
+
+    # `x + y < 3` rules out every x before [1, 2, 3][y] is read (y is 3): no run-time error
+    g = Program(compile_text(NARROW.replace("GUARD", "not done and x + y < 3 and x == [1, 2, 3][y]")), 2).start("s")
+    assert g.legal_moves() == [(1, ())]
+    # read first, [1, 2, 3][3] is an error for every x, and `y < 3` written after it must not hide it
+    g = Program(compile_text(NARROW.replace("GUARD", "not done and x == [1, 2, 3][y] and y < 3")), 2).start("s")
+    with pytest.raises(Fault):
+        g.failing_conjunct((0, (0,)))
+    with pytest.raises(Fault):
+        g.legal_moves()

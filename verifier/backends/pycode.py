@@ -34,6 +34,13 @@ def _total(e: ir.Expr) -> bool:
         return _total(e.operand)
     if isinstance(e, ir.Binary):
         return e.op not in ("/", "%") and _total(e.left) and _total(e.right)
+    if isinstance(e, ir.Index):  # a map's value at a key of its key type
+        return isinstance(e.base.type, MapT) and e.index.type == e.base.type.key and _total(e.base) \
+            and _total(e.index)
+    if isinstance(e, ir.Member):  # (a value outside a bag's cards is not in it: ex_Member)
+        d = e.coll
+        parts = [d.expr] if isinstance(d, ir.ExprDomain) else [d.lo, d.hi] if isinstance(d, ir.RangeDomain) else []
+        return _total(e.elem) and all(_total(x) for x in parts)
     return False
 
 
@@ -1081,14 +1088,18 @@ class PyGen:
         """Nested loops over the parameters, each conjunct tested at the first loop where it can be."""
         names = [n for n, _t in a.params]
         levels: dict[int, list[ir.Expr]] = {k: [] for k in range(-1, len(names))}
-        ahead = -1  # the deepest loop of a conjunct written before this one
+        ahead = -1    # the deepest loop of a conjunct written before this one
+        barrier = -1  # the deepest loop of one written before it that may run into a run-time error
         for c in a.guard:
             used = _free_locals(c, set())
             level = max([names.index(n) for n in used if n in names], default=-1)
             if not _total(c):
                 # one that may run into a run-time error is not tested before those written ahead
-                # of it, as guard_i and the Z3 encoding take them (they may rule it out)
+                # of it, as guard_i and the Z3 encoding take them (they may rule it out), nor are
+                # those written after it tested before it (they would hide its error)
                 level = max(level, ahead)
+                barrier = max(barrier, level)
+            level = max(level, barrier)
             levels[level].append(c)
             ahead = max(ahead, level)
         depth = 1
@@ -1154,7 +1165,14 @@ class PyGen:
     def narrow(self, name, t, conds, earlier):
         """(iteration source, the conjunct it replaces or None, extra lines) for one parameter."""
         var = _py(name)
-        for c in conds:
+        # a conjunct narrows the loop only where taking it first changes no run-time error: none
+        # written ahead of it at this loop may meet one, nor its own value unless it is the first
+        safe = []
+        for j, c in enumerate(conds):
+            safe.append(c)
+            if not _total(c) and j > 0 or not all(_total(x) for x in conds[:j]):
+                safe.pop()
+        for c in safe:
             if isinstance(c, ir.Binary) and c.op == "==":
                 for mine, other in ((c.left, c.right), (c.right, c.left)):
                     if isinstance(mine, ir.Local) and mine.name == name and \
@@ -1166,7 +1184,7 @@ class PyGen:
                         elif isinstance(t, IntT):
                             extra.append(f"if not {t.lo} <= {var} <= {t.hi}: continue")
                         return f"({self.ex(other)},)", c, extra
-        for c in conds:
+        for c in safe:
             if isinstance(c, ir.Member) and not c.negated and isinstance(c.elem, ir.Local) and c.elem.name == name:
                 d = c.coll
                 if isinstance(d, ir.ExprDomain) and not (_free_locals(d.expr, set()) - set(earlier)):
