@@ -1836,3 +1836,15 @@ def test_a_value_outside_a_set_s_element_type_is_a_run_time_error_in_both_back_e
         assert r["no_runtime_errors"].status == "violated", r["no_runtime_errors"].message
         assert "a value outside the set's element type" in r["no_runtime_errors"].message
         assert r["no_runtime_errors"].depth == 4
+
+
+@pytest.mark.parametrize("items", ["[x, 1, 2]", "[1, 2, x + 4]"])
+def test_a_list_that_is_no_order_of_the_type_s_values_is_a_run_time_error_in_z3_too(items):
+    # x is 0: 0 (or 4) is not one of the values 1..3
+    spec = compile_text(COUNTER.replace("var x: 0..5", "var x: 0..5\nvar o: order of 1..3\nvar done: bool").replace(
+        "action bump() cite \"P\" \"p\" when x < 5 { x := x + 1 }",
+        f"action set_it() cite \"P\" \"p\" when not done and x == 0 {{ o := {items}\n  done := true }}").replace(
+        "end fin cite \"P\" \"p\": x == 5", "end fin cite \"P\" \"p\": done").replace("CLAIM", "true"))
+    r = {x.property: x for x in Verifier(spec, 2, 3, 20, 0, explore=0).run()}
+    assert r["no_runtime_errors"].status == "violated", r["no_runtime_errors"].message
+    assert "not an order of all 3 values" in r["no_runtime_errors"].message

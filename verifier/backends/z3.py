@@ -1650,9 +1650,11 @@ class Ctx:
                 return BagV(value.counts)
             return copy_value(value)
         if isinstance(dst, OrderT) and isinstance(value, SeqV):
-            size = self.dom.size(dst.elem)
+            size, lo = self.dom.size(dst.elem), _order_lo(dst)
             items = value.items
-            ok = AND(len(items) == size, *[AND(x >= 0, x < size) for x in items if concrete(x) is None])
+            # each item one of the type's values lo .. lo + size - 1 (known ones too), each once
+            ok = AND(len(items) == size, *[AND(x >= lo, x < lo + size) if concrete(x) is None
+                                           else lo <= concrete(x) < lo + size for x in items])
             if len(items) == size and size > 1:
                 ok = AND(ok, z3.Distinct(*items) if any(concrete(x) is None for x in items)
                          else len(set(items)) == len(items))
