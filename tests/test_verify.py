@@ -1848,3 +1848,15 @@ def test_a_list_that_is_no_order_of_the_type_s_values_is_a_run_time_error_in_z3_
     r = {x.property: x for x in Verifier(spec, 2, 3, 20, 0, explore=0).run()}
     assert r["no_runtime_errors"].status == "violated", r["no_runtime_errors"].message
     assert "not an order of all 3 values" in r["no_runtime_errors"].message
+
+
+def test_a_setup_with_more_cards_than_the_sample_setups_is_not_left_out():
+    # the piles followed card by card take their capacity from sample setups (10 cards of 11 here)
+    spec = compile_text(PARAM.replace("param k: 0..3", "param k: 1..11\nenum Card { a, b }\nzone deck: pile of Card\n"
+                                                       "zone hand: bag of Card").replace("CONST", "").replace(
+        "INIT", "deck := { k of a }\n  x := 0") + '/// Ten.\ninvariant few cite "P" "p": size(deck) <= 10\n'
+                                                '/// Eleven.\nreachable eleven cite "P" "p": size(deck) == 11\n')
+    from verifier.backends.z3 import Encoder
+    assert list(Encoder(spec, 2).exact.values()) == [10]  # (what the test stands on)
+    r = {x.property: x for x in Verifier(spec, 2, 3, 20, 0, explore=0).run()}
+    assert r["few"].status == "violated" and r["eleven"].status == "reachable", (r["few"].message, r["eleven"].message)

@@ -27,7 +27,7 @@ from . import ir
 from .ir import reads
 from .backends.interpreter import Program
 from .backends.runtime import Fault, ForcedChance, Gap, Spurious
-from .backends.z3 import (AND, EQ, IMPLIES, NOT, OR, BagV, Encoder, MapV, OptV, PileV, SeqPileV, SeqV, SetV, StepResult,
+from .backends.z3 import (BEYOND_EXACT, AND, EQ, IMPLIES, NOT, OR, BagV, Encoder, MapV, OptV, PileV, SeqPileV, SeqV, SetV, StepResult,
                           Unsupported, _consts, _lt, _model_bool, _model_int, assert_all, concrete,
                           is_false)
 from .trace import Trace, TraceStep, describe_changes
@@ -164,6 +164,18 @@ class Verifier:
         if pfaults:
             self.init.alive = AND(*[NOT(c) for c, _m, _s in pfaults], self.init.alive)
             self.init.faults[:0] = pfaults
+        beyond = [c for c, m, _s in self.init.faults if m.startswith(BEYOND_EXACT)]
+        if beyond and enc.exact:
+            # the piles followed card by card have a capacity measured on sample setups: where some
+            # setup may make more cards than that, those games are not in the encoding, and every
+            # answer would leave them out; no pile is followed card by card then
+            s = z3.Solver()
+            s.set("timeout", self.timeout_ms)
+            s.add(*self.pcons, *self.init.constraints, OR(*beyond))
+            if s.check() != z3.unsat:
+                self.enc = Encoder(self.spec, self.n)
+                self.enc.exact = {}
+                return self.build()
         # every zone starts empty: the totals after the setup are what it created (its ledger)
         from .backends.z3 import zone_totals
         empty = zone_totals(enc, {v.name: enc.default(v.type) for v in self.spec.state})

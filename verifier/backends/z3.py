@@ -413,6 +413,11 @@ class StepResult:
     named: list = field(default_factory=list)    # (type, variable) of the let-bound values named
 
 
+# the run-time error of the encoding (not of the rules) where a pile followed card by card would
+# hold more cards than its capacity, measured on sample setups (Encoder._exact_capacities)
+BEYOND_EXACT = "more cards in a pile than the prover follows card by card"
+
+
 class Encoder:
     """The symbolic semantics of one spec for one player count."""
 
@@ -1615,7 +1620,7 @@ class Ctx:
             if isinstance(value, BagV):
                 total = SUM(value.counts)
                 self.fault(total > cap if concrete(total) is None else concrete(total) > cap,
-                           f"more cards in a pile than the prover follows card by card ({cap})", span)
+                           f"{BEYOND_EXACT} ({cap})", span)
                 return self.seq_from_counts(value.counts, kinds, cap)
             if isinstance(value, SeqV):
                 if len(value.items) > cap:
@@ -2000,7 +2005,7 @@ class Ctx:
     def seq_push(self, pile: SeqPileV, card, end: str, span=None) -> SeqPileV:
         cap, n = len(pile.items), pile.size
         self.fault(n >= cap if concrete(n) is None else concrete(n) >= cap,
-                   f"more cards in a pile than the prover follows card by card ({cap})", span)
+                   f"{BEYOND_EXACT} ({cap})", span)
         if end == "top":
             c = concrete(n)
             items = list(pile.items)
@@ -2058,7 +2063,7 @@ class Ctx:
                 items.append(ITE(_lt(i, nl), low.items[i], select(high.items, i - nl, 0)))
         size = nl + high.size if not (cl is not None and concrete(high.size) is not None) else cl + concrete(high.size)
         self.fault(size > cap if concrete(size) is None else concrete(size) > cap,
-                   f"more cards in a pile than the prover follows card by card ({cap})", None)
+                   f"{BEYOND_EXACT} ({cap})", None)
         return SeqPileV(items, size, low.kinds)
 
     def seq_shuffle(self, pile: SeqPileV, zone: str, elem) -> SeqPileV:
