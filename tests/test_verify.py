@@ -1860,3 +1860,20 @@ def test_a_setup_with_more_cards_than_the_sample_setups_is_not_left_out():
     assert list(Encoder(spec, 2).exact.values()) == [10]  # (what the test stands on)
     r = {x.property: x for x in Verifier(spec, 2, 3, 20, 0, explore=0).run()}
     assert r["few"].status == "violated" and r["eleven"].status == "reachable", (r["few"].message, r["eleven"].message)
+
+
+def test_a_wider_set_or_map_stored_into_a_narrower_one_is_judged_value_by_value_in_both_back_ends():
+    # a set of 0..5 holding {1} copied into a set of 1..3 holds 1 (Z3 read its bits from 0)
+    spec = compile_text(COUNTER.replace("var x: 0..5", "var x: 0..5\nvar s: set of 1..3\nvar t: set of 0..5").replace(
+        "init cite \"P\" \"p\" { x := 0 }", "init cite \"P\" \"p\" { x := 1\n  t += {x} }").replace(
+        "{ x := x + 1 }", "{ x := x + 1\n  s := t }").replace("CLAIM", "1 not in s"))
+    r = {x.property: x for x in Verifier(spec, 2, 4, 20, 0, explore=0).run()}
+    assert r["claim"].status == "violated" and r["claim"].depth == 1, r["claim"].message
+    # a map of 0..9 copied into a map of 0..3: a value of 4 is a run-time error
+    spec = compile_text(COUNTER.replace("var x: 0..5", "var x: 0..5\nvar m: map Player -> 0..3\n"
+                                                       "var w: map Player -> 0..9").replace(
+        "{ x := x + 1 }", "{ x := x + 1\n  w[0] := x\n  m := w }").replace("CLAIM", "m[0] == x"))
+    r = {x.property: x for x in Verifier(spec, 2, 5, 20, 0, explore=0).run()}
+    assert r["no_runtime_errors"].status == "violated" and r["no_runtime_errors"].depth == 4, \
+        r["no_runtime_errors"].message
+    assert "a value outside 0..3 (4)" in r["no_runtime_errors"].message

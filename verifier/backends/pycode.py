@@ -144,6 +144,7 @@ class PyGen:
                         "_greatest": runtime.greatest, "_argbest": runtime.argbest, "_present": runtime.present,
                         "_items": runtime.items, "_expand": runtime.expand, "_make_bag": runtime.make_bag,
                         "_make_set": runtime.make_set,
+                        "_check_values": runtime.check_values,
                         "_bag_add": runtime.bag_add, "_bag_sub": runtime.bag_sub, "_as_bag": runtime.as_bag,
                         "_as_pile": runtime.as_pile, "_remove_from_pile": runtime.remove_from_pile,
                         "_take_bag": runtime.take_bag, "_check_order": runtime.check_order, "_ix": runtime.ix,
@@ -763,6 +764,14 @@ class PyGen:
             return f"_check_order({code}, {self.values_const(dst.elem)}, {span_id if span_id is not None else 0})"
         if isinstance(dst, BagT) and isinstance(src, BagT) and src.elem is None:
             return f"[0] * {self.size(dst.elem)}"
+        sid = span_id if span_id is not None else 0
+        if isinstance(dst, SetT) and isinstance(src, SetT) and src.elem != dst.elem and src.elem is not None \
+                and isinstance(dst.elem, (IntT, PlayerT)):  # a wider set: each value must be one of dst's
+            lo, hi = (dst.elem.lo, dst.elem.hi) if isinstance(dst.elem, IntT) else (0, "N - 1")
+            return f"_make_set({lo}, {hi}, {code}, {sid})"
+        if isinstance(dst, MapT) and isinstance(src, MapT) and src.value != dst.value and \
+                isinstance(dst.value, IntT) and isinstance(src.value, IntT):  # a wider map's values
+            return f"_check_values({code}, {dst.value.lo}, {dst.value.hi}, {sid})"
         if isinstance(dst, CONTAINERS):
             return f"_copy({code})"
         return code

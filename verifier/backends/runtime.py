@@ -181,6 +181,14 @@ def make_set(lo, hi, items, span):
     return out
 
 
+def check_values(values, lo, hi, span):
+    """A copy of a map's values (a list, by key) stored where each must lie in lo..hi."""
+    for x in values:
+        if not lo <= x <= hi:
+            raise Fault(span, f"a value outside {lo}..{hi} ({x})")
+    return list(values)
+
+
 def bag_add(a, b):
     return [x + y for x, y in zip(a, b)]
 

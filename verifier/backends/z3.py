@@ -1667,6 +1667,27 @@ class Ctx:
             return SeqV(items)
         if isinstance(dst, OptT) and not isinstance(value, OptV):
             return OptV(True, value)
+        if isinstance(dst, SetT) and isinstance(value, SetV) and isinstance(src, SetT) and src.elem != dst.elem \
+                and isinstance(dst.elem, (IntT, PlayerT)) and isinstance(src.elem, (IntT, PlayerT)):
+            # a set of another range: each value to its own bit (as the interpreter, make_set)
+            slo, dlo = (t.lo if isinstance(t, IntT) else 0 for t in (src.elem, dst.elem))
+            bits = [False] * self.dom.size(dst.elem)
+            for i, b in enumerate(value.bits):
+                j = slo + i - dlo
+                if 0 <= j < len(bits):
+                    bits[j] = b
+                elif not is_false(b):
+                    self.fault(b, "a value outside the set's element type", span)
+            return SetV(bits)
+        if isinstance(dst, MapT) and isinstance(value, MapV) and isinstance(src, MapT) and src.value != dst.value \
+                and isinstance(dst.value, IntT) and isinstance(src.value, IntT):
+            lo, hi = dst.value.lo, dst.value.hi  # a wider map's values (as the interpreter, check_values)
+            for x in value.items:
+                c = concrete(x)
+                if c is None:
+                    self.fault(OR(x < lo, x > hi), f"a value outside {lo}..{hi}", span)
+                elif not lo <= c <= hi:
+                    self.fault(True, f"a value outside {lo}..{hi}", span)
         return copy_value(value)
 
     def st_Assign(self, s):
