@@ -1877,3 +1877,24 @@ def test_a_wider_set_or_map_stored_into_a_narrower_one_is_judged_value_by_value_
     assert r["no_runtime_errors"].status == "violated" and r["no_runtime_errors"].depth == 4, \
         r["no_runtime_errors"].message
     assert "a value outside 0..3 (4)" in r["no_runtime_errors"].message
+
+
+def test_the_total_of_a_value_of_an_extended_enum_counts_the_zones_of_the_enum_it_extends():
+    spec = compile_text("""
+game g "G"
+players 2..2 cite "P" "p"
+enum Role { king, fool }
+enum Suit extends Role { owl }
+zone roles: bag of Role
+zone suits: bag of Suit
+var s: Suit
+var done: bool
+init cite "P" "p" { roles := { king } }
+/// Stop.
+action stop() cite "P" "p" when not done { done := true }
+end fin cite "P" "p": done
+/// No king is counted (false: s is king, and the king is in roles).
+invariant no_king cite "P" "p": total(s) == 0
+""")
+    r = {x.property: x for x in Verifier(spec, 2, 2, 20, 0, explore=0).run()}
+    assert r["no_king"].status == "violated" and r["no_king"].depth == 0, r["no_king"].message

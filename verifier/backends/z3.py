@@ -1380,7 +1380,10 @@ class Ctx:
         """How many cards of this value are in all zones together."""
         terms = []
         for elem, vector in self.totals_by_type().items():
-            if not (elem == t or isinstance(elem, EnumT) and isinstance(t, EnumT) and elem.includes(t)):
+            # zones of the value's enum, of one it extends and of one extending it (as the
+            # interpreter counts them); a value outside a zone's type counts 0 there
+            if not (elem == t or isinstance(elem, EnumT) and isinstance(t, EnumT)
+                    and (elem.includes(t) or t.includes(elem))):
                 continue
             terms.append(select(vector, self.key(elem, value), 0))
         return SUM(terms)
