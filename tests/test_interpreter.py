@@ -666,3 +666,25 @@ def test_the_move_enumerator_meets_a_guard_s_run_time_error_exactly_where_the_gu
         g.failing_conjunct((0, (0,)))
     with pytest.raises(Fault):
         g.legal_moves()
+
+
+def test_a_bag_moved_under_a_pile_goes_as_one_block_in_the_order_of_the_card_type():
+    spec = compile_text("""
+game g "G"
+players 2..2 cite "P" "p"
+enum Card { a, b }
+zone hand: bag of Card
+zone row: pile of Card
+var done: bool
+init cite "P" "p" { hand := { 2 of a, 2 of b } }
+/// Put one a and one b under the row, twice.
+action put() cite "P" "p" when not done {
+  move { a, b } from hand to bottom of row
+  move { a, b } from hand to bottom of row
+  done := true
+}
+end fin cite "P" "p": done
+""")
+    g = Program(spec, 2).start("s")
+    g.step((0, ()))
+    assert g.S[1] == [0, 1, 0, 1]  # bottom first: each block a then b, as `move all` and Z3 put them

@@ -892,8 +892,14 @@ class PyGen:
                     self.emit(f"R.top_event({src}, {self.zone_label(s.src)})", depth)
                 else:
                     self.emit(f"_remove_from_pile({src}, _c, {s.src_end == 'top'}, {sid}, 'a card in {zone}')", depth + 1)
-            self.emit(f"for _c in _expand({bag}, {self.lo(src_t.elem)}):", depth)
-            self.emit(self.add_card(dst, dst_t, s.dst_end, "_c"), depth + 1)
+            if isinstance(dst_t, PileT) and s.dst_end != "top":
+                # under the bottom as one block in the order of the card type, as `all` puts its
+                # cards (card by card, the lowest would end on top of an empty pile)
+                cards = f"_expand({bag}, {self.lo(src_t.elem)})"
+                self.emit(f"R.insert_bottom({dst}, {cards})" if self.forced else f"{dst}[0:0] = {cards}", depth)
+            else:
+                self.emit(f"for _c in _expand({bag}, {self.lo(src_t.elem)}):", depth)
+                self.emit(self.add_card(dst, dst_t, s.dst_end, "_c"), depth + 1)
         else:  # all
             if isinstance(src_t, BagT) and isinstance(dst_t, BagT):
                 zero = self.const(tuple([0] * self.size(src_t.elem)), "Z")
