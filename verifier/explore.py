@@ -692,16 +692,24 @@ class Found:
     moves: list
 
 
+def play_legal(game: Game, moves: list) -> bool:
+    """Play the moves (no property evaluated) as a game plays them: False at the first that is
+    not legal, or once the game has ended; Fault and Gap propagate."""
+    for move in moves:
+        if game.ended() is not None or not game.is_legal(move):
+            return False
+        game.step(move, check=False)
+    return True
+
+
 def replays(program: Program, f: Found, p: ir.Property, gap=None) -> bool:
     """Whether a find replays in `program` (a fresh interpreter: not the one searched) and does
     what it claims there: a reachability goal holds at the end, an invariant is false, or (gap:
     the undecided point) the last move steps into the point."""
     game = program.start(f.seed, f.params)
     try:
-        for move in f.moves:
-            if game.ended() is not None or not game.is_legal(move):  # as a game is played
-                return False
-            game.step(move, check=False)
+        if not play_legal(game, f.moves):
+            return False
     except Gap as exc:
         return gap is not None and program.spec.undecided[exc.id].span == gap.span and game.moves == f.moves[:-1]
     except Fault:

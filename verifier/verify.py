@@ -169,9 +169,8 @@ class Verifier:
             # the piles followed card by card have a capacity measured on sample setups: where some
             # setup may make more cards than that, those games are not in the encoding, and every
             # answer would leave them out; no pile is followed card by card then
-            s = z3.Solver()
-            s.set("timeout", self.timeout_ms)
-            s.add(*self.pcons, *self.init.constraints, OR(*beyond))
+            s = self.solver()
+            s.add(*self.init.constraints, OR(*beyond))
             if s.check() != z3.unsat:
                 self.enc = Encoder(self.spec, self.n)
                 self.enc.exact = {}
@@ -929,16 +928,13 @@ class Verifier:
         legal, in a game not ended)."""
         from .backends.runtime import Fault, Gap
 
+        from .explore import play_legal
+
         try:
             game = self.interpreter().start(f.seed, f.params or None)
-            for i, move in enumerate(f.moves, 1):
-                if game.ended() is not None or not game.is_legal(move):
-                    return False
-                if i < len(f.moves):
-                    game.step(move, check=False)
+            return play_legal(game, f.moves[:-1]) and game.ended() is None and game.is_legal(f.moves[-1])
         except (Fault, Gap):
             return False
-        return True
 
     # ---- invariants ----------------------------------------------------------------------
     def assumptions(self, names) -> list:
@@ -1514,9 +1510,7 @@ class Verifier:
             ends = []
             suspects.append((None, f"the end conditions (cannot encode: {exc.message})"))
         if ends:  # every state's end conditions are evaluated, in order, before its moves are looked for
-            s = self.solver()
-            s.add(*assume, OR(*[c for c, _m in ends]))
-            if s.check() != z3.unsat:
+            if self.allowed(OR(*[c for c, _m in ends])) != z3.unsat:
                 suspects.append((None, f"the end conditions ({'; '.join(dict.fromkeys(m for _c, m in ends))})"))
         for a in self.spec.actions:
             if a.name in self.unsupported:  # not proved for an action Z3 cannot encode

@@ -378,15 +378,12 @@ class PyGen:
             ct = d.expr.type
             coll = self.ex(d.expr)
             if isinstance(ct, BagT):
-                if isinstance(ct.elem, IntT):
-                    tmp = self.fresh("m")
-                    code = f"(lambda {tmp}: 0 <= {tmp} < {self.size(ct.elem)} and {coll}[{tmp}] > 0)({x} - {ct.elem.lo})"
-                elif e.elem.type == ct.elem:  # a value of the bag's type: its key is in range
+                if e.elem.type == ct.elem and not isinstance(ct.elem, IntT):  # its key is in range
                     code = f"({coll}[{self.key(ct.elem, x)}] > 0)"
-                else:  # (a number taken for a player: a negative key must not wrap round the list)
+                else:  # a number (or one taken for a player): a negative key must not wrap round the list
                     tmp = self.fresh("m")
-                    code = (f"(lambda {tmp}: 0 <= {tmp} < {self.size(ct.elem)} and {coll}[{tmp}] > 0)"
-                            f"({self.key(ct.elem, x)})")
+                    key = f"{x} - {ct.elem.lo}" if isinstance(ct.elem, IntT) else self.key(ct.elem, x)
+                    code = f"(lambda {tmp}: 0 <= {tmp} < {self.size(ct.elem)} and {coll}[{tmp}] > 0)({key})"
             else:
                 code = f"({x} in {coll})"
         return f"(not {code})" if e.negated else code
@@ -852,11 +849,9 @@ class PyGen:
             self.emit(f"{card} = {self.ex(s.value)}", depth)
             if isinstance(src_t, BagT):
                 k = self.key(src_t.elem, card)
-                if s.value.type != src_t.elem:  # (a number taken for a card: out of range, it is not there)
-                    self.emit(f"if not 0 <= {k} < {self.size(src_t.elem)} or {src}[{k}] < 1: "
-                              f"raise _Fault({sid}, 'the card is not in {zone}')", depth)
-                else:
-                    self.emit(f"if {src}[{k}] < 1: raise _Fault({sid}, 'the card is not in {zone}')", depth)
+                # (a number taken for a card: out of range, it is not there)
+                wide = f"not 0 <= {k} < {self.size(src_t.elem)} or " if s.value.type != src_t.elem else ""
+                self.emit(f"if {wide}{src}[{k}] < 1: raise _Fault({sid}, 'the card is not in {zone}')", depth)
                 self.emit(f"{src}[{k}] -= 1", depth)
             elif self.forced:
                 self.emit(f"R.remove({src}, {card}, {s.src_end == 'top'}, {sid}, 'the card in {zone}')", depth)

@@ -1439,20 +1439,27 @@ class Ctx:
         acc = [0] * size
         bits = [False] * size
 
+        def outside(k, symbolic: bool, what: str) -> bool:
+            """The run-time error of a key outside 0 .. size - 1 on this item's path (a key not
+            known only where `symbolic`); True where the key is known to be outside."""
+            c = concrete(k)
+            if c is not None:
+                if not 0 <= c < size:
+                    self.fault(self.pc_here, what, e.span)
+                    return True
+            elif symbolic:
+                self.fault(AND(self.pc_here, OR(k < 0, k >= size)), what, e.span)
+            return False
+
         def add(item, mult):
             k = self.key(t.elem, self.ev(item.elem))
             cnt = self.ev(item.count) if item.count is not None else 1
+            it = getattr(item.elem, "type", None)
             if isinstance(t, SetT):
                 c = concrete(k)
-                it = getattr(item.elem, "type", None)
-                if isinstance(t.elem, (IntT, PlayerT)) and it != t.elem:  # as the interpreter (make_set)
-                    if c is not None:
-                        if not 0 <= c < size:
-                            self.fault(self.pc_here, "a value outside the set's element type", e.span)
-                            return
-                    else:
-                        self.fault(AND(self.pc_here, OR(k < 0, k >= size)), "a value outside the set's element type",
-                                   e.span)
+                if isinstance(t.elem, (IntT, PlayerT)) and it != t.elem and \
+                        outside(k, True, "a value outside the set's element type"):  # as the interpreter (make_set)
+                    return
                 if c is not None:
                     bits[c] = OR(bits[c], self.pc_here)
                 else:
@@ -1465,14 +1472,10 @@ class Ctx:
                 self.fault(self.pc_here, "a negative number of cards", e.span)
             # a card outside the bag's element type (a wider integer range) is a run-time error,
             # as in the interpreter (runtime.make_bag), not a card silently left out
-            c = concrete(k)
-            if c is not None and not 0 <= c < size:
-                self.fault(self.pc_here, "a value outside the bag's element type", e.span)
+            if outside(k, not (it == t.elem or isinstance(t.elem, (EnumT, BoolT, RecordT, OptT))
+                               and not isinstance(it, IntT)), "a value outside the bag's element type"):
                 return
-            it = getattr(item.elem, "type", None)
-            if c is None and not (it == t.elem or isinstance(t.elem, (EnumT, BoolT, RecordT, OptT))
-                                  and not isinstance(it, IntT)):
-                self.fault(AND(self.pc_here, OR(k < 0, k >= size)), "a value outside the bag's element type", e.span)
+            c = concrete(k)
             amount = MUL(cnt, mult)
             if c is not None:
                 acc[c] = acc[c] + (amount if is_true(self.pc_here) else ITE(self.pc_here, amount, 0))
