@@ -1862,6 +1862,21 @@ def test_a_setup_with_more_cards_than_the_sample_setups_is_not_left_out():
     assert r["few"].status == "violated" and r["eleven"].status == "reachable", (r["few"].message, r["eleven"].message)
 
 
+def test_a_move_with_more_cards_than_the_sample_setups_is_not_left_out():
+    # the setup deals 2 cards (the capacity of the pile followed card by card); a move makes 4
+    spec = compile_text(PARAM.replace("param k: 0..3", "enum Card { a, b }\nzone deck: pile of Card").replace(
+        "CONST", "").replace("INIT", "deck := { 2 of a }\n  x := 0").replace(
+        "action bump", '/// Grow.\naction grow() cite "P" "p" when x == 0 { deck := { 4 of a }\n  x := 1 }\n'
+                       '/// Bump.\naction bump').replace("when x < 9", "when x >= 1 and x < 9")
+        + '/// Two.\ninvariant few cite "P" "p": size(deck) <= 2\n/// Four.\nreachable four cite "P" "p": size(deck) == 4\n')
+    from verifier.backends.z3 import Encoder
+    assert list(Encoder(spec, 2).exact.values()) == [2]  # (what the test stands on)
+    v = Verifier(spec, 2, 3, 20, 0, explore=0)
+    r = {x.property: x for x in v.run()}
+    assert r["few"].status == "violated" and r["four"].status == "reachable", (r["few"].message, r["four"].message)
+    assert r["no_runtime_errors"].status == "proved", r["no_runtime_errors"].message
+
+
 def test_a_wider_set_or_map_stored_into_a_narrower_one_is_judged_value_by_value_in_both_back_ends():
     # a set of 0..5 holding {1} copied into a set of 1..3 holds 1 (Z3 read its bits from 0)
     spec = compile_text(COUNTER.replace("var x: 0..5", "var x: 0..5\nvar s: set of 1..3\nvar t: set of 0..5").replace(
