@@ -1877,6 +1877,20 @@ def test_a_move_with_more_cards_than_the_sample_setups_is_not_left_out():
     assert r["no_runtime_errors"].status == "proved", r["no_runtime_errors"].message
 
 
+def test_a_shuffle_after_a_run_time_error_in_the_setup_does_not_hide_it():
+    # with k = 40 the setup takes a card the deck no longer holds, then shuffles the deck: the
+    # shuffle's arrangement of the cards left held on the broken path too, and ruled k = 40 out
+    spec = compile_text(PARAM.replace("param k: 0..3", "param k: 0..40\nenum Card { a, b, c }\nzone deck: pile of Card\n"
+                                                       "zone hand: bag of Card").replace("CONST", "").replace(
+        "INIT", "deck := { a, b }\n  x := 0\n  if k == 40 { move a from deck to hand\n  move b from deck to hand\n"
+                "  move a from deck to hand\n  shuffle deck }"))
+    from verifier.backends.z3 import Encoder
+    assert list(Encoder(spec, 2).exact.values()) == [2]  # (what the test stands on: the pile followed card by card)
+    r = {x.property: x for x in Verifier(spec, 2, 3, 20, 0, explore=0).run()}
+    assert r["no_runtime_errors"].status == "violated", r["no_runtime_errors"].message
+    assert r["no_runtime_errors"].depth == 0 and "not there" in r["no_runtime_errors"].message
+
+
 def test_a_wider_set_or_map_stored_into_a_narrower_one_is_judged_value_by_value_in_both_back_ends():
     # a set of 0..5 holding {1} copied into a set of 1..3 holds 1 (Z3 read its bits from 0)
     spec = compile_text(COUNTER.replace("var x: 0..5", "var x: 0..5\nvar s: set of 1..3\nvar t: set of 0..5").replace(

@@ -2104,10 +2104,13 @@ class Ctx:
         cn = concrete(n)
         if cn is not None and all(c is not None and c <= 1 for c in known):
             # distinct cards (tiles): the new order is an arrangement of exactly those
+            # (only on a live path: after a run-time error earlier in the move the size may be
+            # one less than the cards, or -1, and the path's state is no state of the game)
             present = [k for k, c in enumerate(known) if c == 1]
-            self.constraints.extend(IMPLIES(self.pc, z3.Or(*[x == k for k in present])) for x in items[:cn])
+            live = self.live()
+            self.constraints.extend(IMPLIES(live, z3.Or(*[x == k for k in present]) if present else False) for x in items[:max(cn, 0)])
             if cn > 1:
-                self.constraints.append(IMPLIES(self.pc, z3.Distinct(*items[:cn])))
+                self.constraints.append(IMPLIES(live, z3.Distinct(*items[:cn])))
         else:
             self.constraints.extend(IMPLIES(self.live(), EQ(a, b)) for a, b in zip(new.counts, pile.counts))
         self.events.append(Event("order", zone, SeqV(items), AND(self.pc, self.alive), n, elem))
