@@ -1927,3 +1927,40 @@ invariant no_king cite "P" "p": total(s) == 0
 """)
     r = {x.property: x for x in Verifier(spec, 2, 2, 20, 0, explore=0).run()}
     assert r["no_king"].status == "violated" and r["no_king"].depth == 0, r["no_king"].message
+
+
+RELABEL = """
+game g "G"
+players 2..2 cite "P" "p"
+const four = 2 + 2
+var m: map 0..3 -> 0..5
+var flag: bool
+init cite "P" "p" { flag := false }
+/// Act.
+action act(p: Player) cite "P" "p" {
+  if flag { m[four] := 1 }
+  m[p + 3] := 1
+}
+/// Never.
+invariant never_flag cite "P" "p": not flag
+"""
+
+
+def test_a_case_s_run_time_error_with_the_label_of_another_of_the_step_s_errors_is_asked():
+    # act(1) writes m[4]: the whole step's "an index is outside the keys" is "index 4 is outside
+    # the keys" in the case p = 1, the label of m[four]'s error, refuted on the whole step (flag is
+    # never set). Where the brief question of all errors at once does not settle (a big spec's),
+    # the case's condition was not asked, and no_runtime_errors was proved
+    class BriefTriesTimeOut(Verifier):
+        def ask_step(self, st, *facts, timeout_ms=None, guard=True):
+            if timeout_ms == self.QUICK_MS:
+                return z3.unknown, None, "timeout (a test's)"
+            return super().ask_step(st, *facts, timeout_ms=timeout_ms, guard=guard)
+
+    spec = compile_text(RELABEL)
+    v = BriefTriesTimeOut(spec, 2, 3, 20, 0, explore=0)
+    v.build()
+    assert "index 4 is outside the keys" in [m for _c, m, _s in v.steps["act"].faults]  # (what the test stands on)
+    r = {x.property: x for x in v.run()}
+    assert r["no_runtime_errors"].status == "violated", r["no_runtime_errors"].message
+    assert "index 4 is outside the keys" in r["no_runtime_errors"].message

@@ -646,7 +646,7 @@ class Verifier:
         return [(x, [x == lo + k for k in range(size)])]
 
     def possible(self, a: ir.Action, conds_of, assume: list, with_guard: bool = True) -> list[str]:
-        """Which of an action's conditions (conds_of(step) -> [(label, term)]) some state the
+        """Which of an action's conditions (conds_of(step) -> [(label, term, span)]) some state the
         assumptions allow can meet: [] when each is refuted. All at once first, briefly (QUICK_MS,
         as the induction's question of all invariants at once: de.rules' card comparison with 4
         players took a little more than 2 s so, and its one-at-a-time questions after a 2 s try
@@ -683,17 +683,17 @@ class Verifier:
         if not items:
             return []
         split = self.splittable(a)
-        r, m, _why = query(st, [t for _l, t in items], self.QUICK_MS)
+        r, m, _why = query(st, [t for _l, t, _sp in items], self.QUICK_MS)
         if r == z3.unsat:
             return []
         # a label with a condition the model meets is open: a state the assumptions allow meets it
         # (the model's), so it needs no question of its own (de.rules, 5 players: an undecided
         # point's 0.8 s question, then 0.9 s of it again alone)
-        met = {lab for lab, t in items if _model_bool(m, t)} if r == z3.sat else set()
+        met = {lab for lab, t, _sp in items if _model_bool(m, t)} if r == z3.sat else set()
         # one at a time: several together are often much harder than each alone
         open_: list = []
         hard: set = set()  # settle()'s memory
-        labels = list(dict.fromkeys(lab for lab, _t in items))
+        labels = list(dict.fromkeys(lab for lab, _t, _sp in items))
         refuted: dict = {}  # (case, condition) -> whether it is refuted there
 
         def refuted_in(case, t) -> bool:
@@ -707,14 +707,17 @@ class Verifier:
                 open_.append(lab)
                 continue
             if all(sliced(st, t) or query(st, [t], self.QUICK_MS // 2 if split else None)[0] == z3.unsat
-                   for lb, t in items if lb == lab):
+                   for lb, t, _sp in items if lb == lab):
                 continue
             # a case's label may name the values the case fixes ("index 3 is outside the keys"
-            # where the whole step says "an index"): a condition of a case whose label is none of
-            # the whole step's may be this one, and is refuted too (else no case has a condition
-            # of this label, and it would pass for refuted unasked)
+            # where the whole step says "an index"), and so be none of the whole step's, or
+            # another of them (refuted there for other conditions): a case's condition is this
+            # label's where its label is, or none of the whole step's is, or where it comes from
+            # the same place in the spec as a condition of this label (its span; else such a
+            # condition would pass for refuted unasked)
+            spans = {sp for lb, _t, sp in items if lb == lab}
             if split and all(refuted_in(case, t) for case in self.cases(a)
-                             for lb, t in conds_of(case) if lb == lab or lb not in labels):
+                             for lb, t, sp in conds_of(case) if lb == lab or lb not in labels or sp in spans):
                 continue
             open_.append(lab)
         return open_
@@ -1531,9 +1534,9 @@ class Verifier:
                 suspects.append((a, f"{a.name} (cannot encode: {self.unsupported[a.name]})"))
                 continue
             # a fault in the guard itself is asked without the guard
-            open_ = self.possible(a, lambda st: [(m, c) for c, m, _sp in st.guard_faults], assume, with_guard=False)
+            open_ = self.possible(a, lambda st: [(m, c, sp) for c, m, sp in st.guard_faults], assume, with_guard=False)
             if not self.faults_and_rankings(a, assume):
-                open_ += self.possible(a, lambda st: [(m, c) for c, m, _sp in st.faults], assume)
+                open_ += self.possible(a, lambda st: [(m, c, sp) for c, m, sp in st.faults], assume)
             if any(m.startswith(BEYOND_EXACT) for m in open_):
                 self.beyond_exact = True
             if open_:
@@ -1878,7 +1881,7 @@ class Verifier:
                 break
             if a.name not in self.steps:
                 possible = True
-            elif self.possible(a, lambda st: [("gap", c) for c, g in st.gaps if g in ids], assume):
+            elif self.possible(a, lambda st: [("gap", c, None) for c, g in st.gaps if g in ids], assume):
                 possible = True
         if not self.over_budget():  # (an answer the per-property limit cut short is not kept)
             self._gaps_unreachable[key] = not possible
