@@ -1964,3 +1964,25 @@ def test_a_case_s_run_time_error_with_the_label_of_another_of_the_step_s_errors_
     r = {x.property: x for x in v.run()}
     assert r["no_runtime_errors"].status == "violated", r["no_runtime_errors"].message
     assert "index 4 is outside the keys" in r["no_runtime_errors"].message
+
+
+def test_a_guard_s_own_constants_vary_with_the_move_in_the_deadlock_check():
+    # 31 x 31 moves: their guards are quantified over the choices (not enumerated); the() names a
+    # let with a defining equation, a constant of the guard whose value depends on the move. No
+    # move is ever legal: every card's v is m itself
+    spec = compile_text("""
+game g "G"
+players 2..2 cite "P" "p"
+card K { v: 0..30 }
+const deck: bag of K = {1 of K(i) for i in 0..30}
+var x: 0..1
+init cite "P" "p" { x := 0 }
+/// A.
+action a(m: 0..30, n: 0..30) cite "P" "p" when the({c for c in deck where c.v == m}).v != m { x := 1 }
+end fin cite "P" "p": x == 1
+""")
+    from verifier.backends.interpreter import Program
+    g = Program(spec, 2).start(0)
+    assert g.ended() is None and g.legal_moves() == []  # (what the test stands on)
+    r = {x.property: x for x in Verifier(spec, 2, 3, 20, 0, explore=0).run()}
+    assert r["no_deadlock"].status == "violated" and r["no_deadlock"].depth == 0, r["no_deadlock"].message

@@ -2171,8 +2171,49 @@ def no_move(v: Verifier, state: dict, tag: str):
             args = tuple(v.enc.fresh(t, f"{tag}.{a.name}.{n}", cons) for n, t in a.params)
             r = v.enc.step(state, v.params, v.consts, a, tag=f"{tag}.{a.name}", args=args, guard_only=True)
             arg_vars = [x for x in _leaves(args) if isinstance(x, z3.ExprRef)]
-            parts.append(z3.ForAll(arg_vars, z3.Implies(AND(*cons), NOT(r.guard))) if arg_vars else NOT(r.guard))
+            no_guard = NOT(r.guard)
+            if arg_vars and r.constraints:
+                # the guard's own constants (a let's defining equation, a free choice) depend on
+                # the move: for every move some value of theirs (one the step's constraints
+                # allow) fails the guard; left free outside the quantifier, one value had to fail
+                # it for every move, and a state with no legal move passed for one with a move
+                outer = {x.get_id() for x in _terms_in([state, v.params, v.consts, arg_vars])}
+                aux = [x for x in _consts(AND(r.guard, *r.constraints)) if x.get_id() not in outer]
+                no_guard = AND(*r.constraints, no_guard)
+                if aux:
+                    no_guard = z3.Exists(aux, no_guard)
+            parts.append(z3.ForAll(arg_vars, z3.Implies(AND(*cons), no_guard)) if arg_vars else no_guard)
     return AND(*parts)
+
+
+def _terms_in(value):
+    """The uninterpreted constants of every term in a value (a state's, nested in lists, dicts
+    and the encoder's value classes), each shared subterm walked once."""
+    roots, stack, seen = [], [value], set()
+    while stack:
+        x = stack.pop()
+        if isinstance(x, z3.ExprRef):
+            roots.append(x)
+        elif id(x) in seen or isinstance(x, (bool, int, str)) or x is None:
+            continue
+        else:
+            seen.add(id(x))
+            if isinstance(x, dict):
+                stack.extend(x.values())
+            elif isinstance(x, (list, tuple)):
+                stack.extend(x)
+            elif hasattr(x, "__dict__"):
+                stack.extend(vars(x).values())
+    out, done = [], set()
+    while roots:
+        x = roots.pop()
+        if x.get_id() in done:
+            continue
+        done.add(x.get_id())
+        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out.append(x)
+        roots.extend(x.children())
+    return out
 
 
 def _sym(v: Verifier, t, x):
