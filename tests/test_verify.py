@@ -261,14 +261,14 @@ def test_a_condition_the_first_question_s_model_meets_is_open_without_more_quest
     cast = next(a for a in v.spec.actions if a.name == "cast_spell")
     ids = {u.reason: u.id for u in v.spec.undecided}
     steps.clear()
-    labelled = lambda st: [(g, c) for c, g in st.gaps]  # noqa: E731
+    labelled = lambda st: [(g, c, None) for c, g in st.gaps]  # noqa: E731
     open_ = v.possible(cast, labelled, assume)
     assert open_ == [ids["twice"]]
     # the first question is sat, its model meets "twice" (plays >= 2 somewhere is easy); "never"
     # contradicts the invariant one_spell_each, so it alone is asked again, and refuted
     assert steps[0] == z3.sat and len(steps) <= 2 and all(r == z3.unsat for r in steps[1:])
     steps.clear()
-    assert v.possible(cast, lambda st: [(g, c) for c, g in st.gaps if g == ids["twice"]], assume) == [ids["twice"]]
+    assert v.possible(cast, lambda st: [(g, c, None) for c, g in st.gaps if g == ids["twice"]], assume) == [ids["twice"]]
     assert steps == [z3.sat]  # one question, no question of its own
 
 
@@ -1986,3 +1986,47 @@ end fin cite "P" "p": x == 1
     assert g.ended() is None and g.legal_moves() == []  # (what the test stands on)
     r = {x.property: x for x in Verifier(spec, 2, 3, 20, 0, explore=0).run()}
     assert r["no_deadlock"].status == "violated" and r["no_deadlock"].depth == 0, r["no_deadlock"].message
+
+
+CUBES = """
+game g "G"
+players 2..2 cite "P" "p"
+def f(q: 0..9): 0..3 = q + 1
+var x: 0..5
+var z: int
+var w: int
+var v: int
+var m: map 0..3 -> bool
+init cite "P" "p" {
+  z := 8866128975287528
+  w := -8778405442862239
+  v := -2736111468807040
+}
+/// Step.
+action a() cite "P" "p" when x < 5 {
+  let y = f(x)
+  if y < 4 { m[y] := true }
+  if y == 4 and z * z * z + w * w * w + v * v * v == 33 { x := 0 } else { x := x + 1 }
+}
+end fin cite "P" "p": x == 5
+/// Progress.
+terminates prog cite "P" "p": while x < 5 decreases 5 - x
+"""
+
+
+def test_a_definition_s_result_outside_its_type_is_a_run_time_error_in_both_back_ends():
+    # f(3) is 4, outside f's declared 0..3 (the interpreter raised a Python IndexError on m[4], and
+    # Z3 took y for a key of m). The cubes make the questions too hard for a brief try, so that
+    # they are split by y's values: the split has a case for y outside 0..3 too
+    spec = compile_text(CUBES)
+    from verifier.backends.interpreter import Program
+    from verifier.backends.runtime import Fault
+    g = Program(spec, 2).start(0)
+    for _ in range(3):
+        g.step(g.legal_moves()[0])
+    with pytest.raises(Fault, match="f's result would be 4, outside 0..3"):
+        g.step(g.legal_moves()[0])
+    r = {x.property: x for x in Verifier(spec, 2, 4, 20, 0, explore=0).run()}
+    assert r["no_runtime_errors"].status == "violated", r["no_runtime_errors"].message
+    assert "f's result" in r["no_runtime_errors"].message and r["no_runtime_errors"].depth == 4
+    assert r["prog"].status == "proved", r["prog"].message  # the move that would break it faults

@@ -234,6 +234,15 @@ def assignable(src: Type, dst: Type) -> bool:
     return False
 
 
+def fits(src: Type, dst: Type) -> bool:
+    """Whether every value of type `src` is one of `dst` (no run-time range check needed): a
+    player as a player, a finite range within another."""
+    if isinstance(dst, PlayerT) and isinstance(src, PlayerT):
+        return True
+    return isinstance(dst, IntT) and isinstance(src, IntT) and src.finite and dst.finite and \
+        dst.lo <= src.lo and src.hi <= dst.hi
+
+
 def same_elements(a: Type, b: Type) -> bool:
     """Zones exchange cards only when they hold the same type (a bag of an enum's extension has
     more slots than a bag of the enum)."""

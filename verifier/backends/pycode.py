@@ -18,7 +18,7 @@ _SLOT_IS = re.compile(r"\(S\[(\d+)\] == (-?\d+)\)")  # a test of one state varia
 
 from .. import ir
 from ..types import (BagT, BoolT, Domains, EnumT, IntT, ListT, MapT, OptT, OrderT, PileT, PlayerT, RecordT,
-                     SetT, TupleT, Type, record_fields, record_layout)
+                     SetT, TupleT, Type, fits, record_fields, record_layout)
 from . import runtime
 
 CONTAINERS = (MapT, BagT, PileT)
@@ -266,13 +266,7 @@ class PyGen:
     def needs_check(self, value: ir.Expr, t: Type) -> bool:
         """False when the value's own type already keeps it inside t (a player from a player)."""
         vt = value.type
-        if isinstance(value, ir.Lit):
-            return True
-        if isinstance(t, PlayerT) and isinstance(vt, PlayerT):
-            return False
-        if isinstance(t, IntT) and isinstance(vt, IntT) and vt.finite and t.finite and t.lo <= vt.lo and vt.hi <= t.hi:
-            return False
-        return True
+        return isinstance(value, ir.Lit) or not fits(vt, t)
 
     # ---- expressions -------------------------------------------------------------------
     def ex(self, e: ir.Expr) -> str:
@@ -1028,7 +1022,15 @@ class PyGen:
                 for n, t in d.params:
                     for line in self.range_check(t, _py(n), sid, f"{d.name}'s argument {n}"):
                         self.emit(line, 1)
-                self.emit(f"return {self.ex(d.body)}", 1)
+                # the result outside the declared type is a run-time error, as an argument is
+                checks = self.range_check(d.type, "_v", sid, f"{d.name}'s result") if self.needs_check(d.body, d.type) else []
+                if checks:
+                    self.emit(f"_v = {self.ex(d.body)}", 1)
+                    for line in checks:
+                        self.emit(line, 1)
+                    self.emit("return _v", 1)
+                else:
+                    self.emit(f"return {self.ex(d.body)}", 1)
             self.function(f"d_{d.name}", params, body)
 
         def consts():

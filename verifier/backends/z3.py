@@ -21,7 +21,7 @@ import z3
 
 from .. import ir
 from ..types import (BagT, BoolT, Domains, EnumT, IntT, ListT, MapT, OptT, OrderT, PileT, PlayerT, RecordT, SetT,
-                     TupleT, Type, record_layout)
+                     TupleT, Type, fits, record_layout)
 
 
 class Unsupported(Exception):
@@ -1530,6 +1530,8 @@ class Ctx:
             value = self.ev(d.body)
         finally:
             self.locals = saved
+        if not fits(d.body.type, d.type):  # a result outside the declared type: a run-time error
+            self.range_fault(d.type, value, f"{d.name}'s result", d.span)
         # kept only when it met no run-time error and made no choice: then evaluating it again
         # (under any path condition) adds nothing either, and gives the same term
         if key is not None and len(self.faults) == faults and len(self.constraints) == constraints:
