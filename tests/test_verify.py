@@ -2030,3 +2030,33 @@ def test_a_definition_s_result_outside_its_type_is_a_run_time_error_in_both_back
     assert r["no_runtime_errors"].status == "violated", r["no_runtime_errors"].message
     assert "f's result" in r["no_runtime_errors"].message and r["no_runtime_errors"].depth == 4
     assert r["prog"].status == "proved", r["prog"].message  # the move that would break it faults
+
+
+def test_a_move_s_enum_choice_taken_from_a_value_of_an_extending_enum_stays_in_its_type():
+    # c == sv names c's value, and sv, of the enum that extends Role, holds owl: no Role. The move
+    # enumerator offered pick(<Role 2>), which broke `small` and reached `seven`, where Z3 (for
+    # which c is a Role) proved the one and called the other unreachable
+    spec = compile_text("""
+game g "G"
+players 2..2 cite "P" "p"
+enum Role { a1, a2 }
+enum Suit extends Role { owl }
+var sv: Suit
+var x: 0..9
+var done: bool
+init cite "P" "p" { sv := owl }
+/// Set.
+action pick(c: Role) cite "P" "p" when not done and c == sv { x := ord(c) + 5
+  done := true }
+/// Stop.
+action stop() cite "P" "p" when not done { done := true }
+end fin cite "P" "p": done
+/// Seven.
+reachable seven cite "P" "p": x == 7
+/// Small.
+invariant small cite "P" "p": x <= 6
+""")
+    from verifier.backends.interpreter import Program
+    assert Program(spec, 2).start(0).legal_moves() == [(1, ())]
+    r = {x.property: x for x in Verifier(spec, 2, 3, 20, 20, explore=0).run()}
+    assert r["small"].status == "proved" and r["seven"].status == "unreachable", (r["small"].message, r["seven"].message)

@@ -1195,6 +1195,9 @@ class PyGen:
                             extra.append(f"if not 0 <= {var} < N: continue")
                         elif isinstance(t, IntT):
                             extra.append(f"if not {t.lo} <= {var} <= {t.hi}: continue")
+                        elif isinstance(t, EnumT) and not (isinstance(other.type, EnumT) and t.includes(other.type)):
+                            # a value of an enum that extends t may be none of t's
+                            extra.append(f"if not 0 <= {var} < {self.size(t)}: continue")
                         return f"({self.ex(other)},)", c, extra
         for c in safe:
             if isinstance(c, ir.Member) and not c.negated and isinstance(c.elem, ir.Local) and c.elem.name == name:
