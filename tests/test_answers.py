@@ -57,7 +57,12 @@ def test_terms_that_differ_anywhere_have_different_keys():
     alike = [[x == 5], [x == -5], [x * 5 > 1], [x * -5 > 1], [x - y > 0], [y - x > 0],
              [z3.If(x > 0, x + 1, x - 1) == y], [z3.If(x > 0, x + 1, x - 2) == y],
              [z3.Real("x") == z3.RealVal("1/2")], [z3.Real("x") == z3.RealVal("-1/2")],
-             [z3.ForAll([y], y + x >= 0)], [z3.ForAll([y], y - x >= 0)], [x == 5, y == 1], [y == 1, x == 5]]
+             [z3.ForAll([y], y + x >= 0)], [z3.ForAll([y], y - x >= 0)], [x == 5, y == 1], [y == 1, x == 5],
+             # a quantifier's free constants of other sorts, printed alike; a name that needs
+             # quoting and the same name quoted, printed alike
+             [z3.ForAll([y], z3.Implies(y == 0, z3.Distinct(*z3.Bools("a b c"))))],
+             [z3.ForAll([y], z3.Implies(y == 0, z3.Distinct(*z3.Ints("a b c"))))],
+             [z3.Int("a b") == 1, z3.Int("a b") == 2], [z3.Int("a b") == 1, z3.Int("|a b|") == 2]]
     keys = [fingerprint(f) for f in alike]
     assert len(set(keys)) == len(keys)
     assert fingerprint([x == -5]) == fingerprint([z3.Int("x") == -5])

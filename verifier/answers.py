@@ -1,9 +1,10 @@
 """A store of the solver's unsat answers, so that a long verification can be resumed.
 
 A question is a list of Z3 facts; its key is a digest of their exact terms: every node of the
-term graph is digested (BLAKE2b) from its operator's full declaration (name, parameters and
-signature), a numeral's sort and exact value, or the printed form of anything else (a quantifier,
-a bound variable), with its arguments' digests in order; the key digests the facts' digests in
+term graph is digested (BLAKE2b) from its operator's full declaration (name as printed and as it
+is, parameters and signature), a numeral's sort and exact value, or the printed form of anything
+else (a quantifier, with its free constants' declarations; a bound variable), with its arguments'
+digests in order; the key digests the facts' digests in
 order, the Z3 version and the scheme's version. So the same question built again, in another
 process or another run, has the same key, and a question that differs in any term (a sign, a
 constant, an argument's order) has another. Only unsat answers are kept: they do not depend on the
@@ -27,7 +28,7 @@ from pathlib import Path
 
 import z3
 
-SCHEME = b"rulespec-answers-2"
+SCHEME = b"rulespec-answers-3"
 APPLICATION_ID = 0x72756C65  # "rule": marks a store of answers (PRAGMA application_id)
 
 
@@ -84,7 +85,7 @@ class Digests:
                 d = z3.Z3_get_app_decl(ctx, a)
                 di = get_id(ctx, z3.Z3_func_decl_to_ast(ctx, d))
                 if di not in self._decls:
-                    self._decls[di] = b"a" + z3.Z3_func_decl_to_string(ctx, d).encode()
+                    self._decls[di] = b"a" + z3.Z3_func_decl_to_string(ctx, d).encode() + _raw_name(ctx, d)
                 h = hashlib.blake2b(self._decls[di], digest_size=20)
                 for x in args:
                     h.update(memo[get_id(ctx, x)])
@@ -94,8 +95,40 @@ class Digests:
                         + z3.Z3_get_numeral_string(ctx, a).encode())
                 memo[i] = hashlib.blake2b(text, digest_size=20).digest()
             else:
-                memo[i] = hashlib.blake2b(b"o" + z3.Z3_ast_to_string(ctx, a).encode(), digest_size=20).digest()
+                # a quantifier's printed form names its free constants without their sorts (a
+                # Bool a and an Int a print alike): their declarations are digested too
+                h = hashlib.blake2b(b"o" + z3.Z3_ast_to_string(ctx, a).encode(), digest_size=20)
+                if kind == z3.Z3_QUANTIFIER_AST:
+                    for d in _free_decls(z3.QuantifierRef(a, self._ctx)):
+                        h.update(b"|" + d.sexpr().encode() + _raw_name(ctx, d.ast))
+                memo[i] = h.digest()
         return memo[rid]
+
+
+def _raw_name(ctx, d) -> bytes:
+    """A declaration's name as it is (a name that needs quoting prints like one that is quoted)."""
+    sym = z3.Z3_get_decl_name(ctx, d)
+    if z3.Z3_get_symbol_kind(ctx, sym) == z3.Z3_INT_SYMBOL:
+        return b"#" + str(z3.Z3_get_symbol_int(ctx, sym)).encode()
+    return b"'" + z3.Z3_get_symbol_string(ctx, sym).encode()
+
+
+def _free_decls(q) -> list:
+    """The uninterpreted declarations a quantifier's body applies, in order of first appearance."""
+    out, seen, stack = [], set(), [q.body()]
+    while stack:
+        x = stack.pop()
+        if x.get_id() in seen:
+            continue
+        seen.add(x.get_id())
+        if z3.is_quantifier(x):
+            stack.append(x.body())
+        elif z3.is_app(x):
+            if x.decl().kind() == z3.Z3_OP_UNINTERPRETED and x.decl().get_id() not in seen:
+                seen.add(x.decl().get_id())
+                out.append(x.decl())
+            stack.extend(reversed(x.children()))
+    return out
 
 
 def fingerprint(facts) -> str | None:
