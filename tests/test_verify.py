@@ -2060,3 +2060,24 @@ invariant small cite "P" "p": x <= 6
     assert Program(spec, 2).start(0).legal_moves() == [(1, ())]
     r = {x.property: x for x in Verifier(spec, 2, 3, 20, 20, explore=0).run()}
     assert r["small"].status == "proved" and r["seven"].status == "unreachable", (r["small"].message, r["seven"].message)
+
+
+def test_a_ranking_whose_while_condition_runs_into_a_run_time_error_is_not_proved():
+    # at x = 4 the while-condition reads position 4 of a list of four: the interpreter cannot judge
+    # the ranking there (a game stops), where Z3 took the state for one out of the phase
+    spec = compile_text("""
+game g "G"
+players 2..2 cite "P" "p"
+var x: 0..5
+init cite "P" "p" { x := 0 }
+/// Step.
+action a() cite "P" "p" when x < 5 { x := x + 1 }
+end fin cite "P" "p": x == 5
+/// Progress.
+terminates prog cite "P" "p": while [1, 1, 1, 1][x] == 1 decreases 5 - x
+""")
+    r = {x.property: x for x in Verifier(spec, 2, 6, 20, 0, explore=0).run()}
+    assert r["prog"].status == "bounded", r["prog"].message
+    r = {x.property: x for x in Verifier(spec, 2, 6, 20, 20, explore=0).run()}
+    assert r["prog"].status == "unknown" and "position 4 is outside" in r["prog"].message, r["prog"].message
+    assert r["prog"].trace is not None and r["prog"].depth == 4

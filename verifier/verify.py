@@ -808,7 +808,7 @@ class Verifier:
                 f = next((sim.findings[key] for key in keys if key in sim.findings and self._replays(sim.findings[key])),
                          None)
                 what = f"breaks it ({f.message})" if f is not None else ""
-                if f is None and r.kind == "invariant":  # Z3 takes it as false where it faults
+                if f is None and r.kind in ("invariant", "terminates"):  # Z3 takes it as false (broken) where it faults
                     f, message = self.evaluation_fault(r.property) or (None, "")
                     what = f"runs into a run-time error evaluating it ({message})"
                 if f is None:
@@ -831,7 +831,13 @@ class Verifier:
         as neither (a game stops there)."""
         from .backends.runtime import Fault
 
-        fn = next(fn for q, fn in self.interpreter().invariants if q.name == name)
+        prog = self.interpreter()
+        fn = next((fn for q, fn in prog.invariants if q.name == name), None)
+        if fn is None:  # a ranking: its while-condition, and where that holds, its ranks
+            fn = next(((lambda S, P, w=w, r=r: w(S, P) and r(S, P)) for q, w, r in prog.rankings if q.name == name),
+                      None)
+        if fn is None:
+            return None
         for f, game in self._stopped_by_properties():
             try:
                 fn(game.S, game.P)
@@ -1471,7 +1477,8 @@ class Verifier:
         f, message = found
         self.add(p, "unknown", t0, f"evaluating {p.name} runs into a run-time error ({message}) in a simulated game "
                                    f"after {len(f.moves)} moves (seed \"{f.seed}\"): the interpreter takes it as "
-                                   "neither true nor false there, Z3 as false", depth=len(f.moves),
+                                   "neither true nor false there, Z3 as " + ("broken" if p.kind == "terminates" else "false"),
+                 depth=len(f.moves),
                  trace=record_trace(self.interpreter(), f.seed, f.params, f.moves))
         return True
 
@@ -1665,10 +1672,13 @@ class Verifier:
                     self.report_trace(p, u, i, t0, ("terminates", p))
                     return
                 if verdict == "unknown":
-                    self.stopped(p, t0, i, 1, u.reason, f"not proved for {', '.join(failing)}")
+                    if not self.from_evaluation_fault(p, t0):
+                        self.stopped(p, t0, i, 1, u.reason, f"not proved for {', '.join(failing)}")
                     return
         except Unsupported as exc:
             self.add(p, "unknown", t0, f"cannot encode: {exc.message}")
+            return
+        if self.from_evaluation_fault(p, t0):
             return
         self.add(p, "bounded", t0, f"not proved for {', '.join(failing)}; no violation within {self.depth} moves"
                  + self.games_note(), depth=self.depth)
@@ -1685,10 +1695,12 @@ class Verifier:
         ranks2 = [self.value(r, st.state, tag=f"rank.{p.name}.r2") for r in p.ranks]
         nonneg = AND(*[v >= 0 for v, _f, _c in ranks])
         dec = _lex_less([v for v, _f, _c in ranks2], [v for v, _f, _c in ranks])
-        ok = AND(nonneg, NOT(OR(*[f for _v, f, _c in ranks])),
-                 OR(AND(NOT(cond2), NOT(cf2)), AND(dec, NOT(OR(*[f for _v, f, _c in ranks2])))))
+        # a run-time error in evaluating the ranking or its while-condition, before or after the
+        # step, breaks it: the interpreter cannot judge the step there (a game stops)
+        ok = AND(nonneg, NOT(OR(*[f for _v, f, _c in ranks])), NOT(cf2),
+                 OR(NOT(cond2), AND(dec, NOT(OR(*[f for _v, f, _c in ranks2])))))
         extra = [c for _v, _f, cs in ranks + ranks2 for c in cs]
-        return [*cc, *cc2, *extra], AND(cond, NOT(cf), NOT(ok))
+        return [*cc, *cc2, *extra], OR(cf, AND(cond, NOT(ok)))
 
     def rankings_broken(self, ranked: list, st: StepResult) -> tuple[list, object]:
         """ranking_broken for several rankings on one step at once: (their constraints, the
