@@ -2081,3 +2081,42 @@ terminates prog cite "P" "p": while [1, 1, 1, 1][x] == 1 decreases 5 - x
     r = {x.property: x for x in Verifier(spec, 2, 6, 20, 20, explore=0).run()}
     assert r["prog"].status == "unknown" and "position 4 is outside" in r["prog"].message, r["prog"].message
     assert r["prog"].trace is not None and r["prog"].depth == 4
+
+
+def test_a_run_time_error_split_by_a_let_s_values_has_a_case_beyond_the_let_s_type():
+    # y is f(x), typed 0..3 by f's declaration, and 4 where f's result faults (x = 3). Where the
+    # brief questions do not settle (a big spec's), the fault's question is split by y's values
+    # (the index of m): the cases 0..3 each refute it, the values beyond are a case too
+    spec = compile_text("""
+game g "G"
+players 2..2 cite "P" "p"
+def f(q: 0..9): 0..3 = q + 1
+var x: 0..5
+var m: map 0..3 -> 0..5
+init cite "P" "p" { x := 0 }
+/// Step.
+action a(p: Player) cite "P" "p" when x < 5 {
+  let y = f(x)
+  m[y] := p
+  x := x + 1
+}
+end fin cite "P" "p": x == 5
+""")
+
+    class BriefTriesTimeOut(Verifier):
+        def check(self, facts, timeout_ms=None, second=True):
+            if timeout_ms is not None and timeout_ms <= self.QUICK_MS:
+                return z3.unknown, None, "timeout (a test's)"
+            return super().check(facts, timeout_ms, second)
+
+        def ask_step(self, st, *facts, timeout_ms=None, guard=True):
+            if timeout_ms is not None and timeout_ms <= self.QUICK_MS:
+                return z3.unknown, None, "timeout (a test's)"
+            return super().ask_step(st, *facts, timeout_ms=timeout_ms, guard=guard)
+
+    v = BriefTriesTimeOut(spec, 2, 6, 20, 0, explore=0)
+    v.build()
+    assert len(v.index_levels(v.steps["a"], spec.actions[0])) == 1  # (what the test stands on: split by y)
+    r = {x.property: x for x in v.run()}
+    assert r["no_runtime_errors"].status == "violated", r["no_runtime_errors"].message
+    assert "f's result would be 4" in r["no_runtime_errors"].message

@@ -205,7 +205,8 @@ class Verifier:
             self.post_totals[id(st.state)] = enc.totals_after(self.pre, st, pre_totals)
         self.pre_totals = pre_totals
         self._cases: dict = {}
-        self._splits: dict = {}  # id(step) -> (paths, index levels)
+        self._splits: dict = {}  # (id(step), beyond) -> (paths, index levels)
+        self._beyond: dict = {}  # _named_beyond(): (id(step), let's id) -> whether it may lie beyond its cases
         self._values: dict = {}
         self._free: set = set()  # invariants whose evaluation makes free choices
         if not hasattr(self, "post_totals"):
@@ -411,7 +412,7 @@ class Verifier:
     SPLIT_COMBOS = 27  # each path split by the values of what its map indices depend on: at most this many
 
     def settle(self, a: ir.Action | None, st: StepResult | None, *facts, guard: bool = True,
-               hard: set | None = None):
+               hard: set | None = None, beyond: bool = False):
         """(result, model or None, reason) of a question about one step of action a (both None:
         the setup), split into cases when it is hard.
 
@@ -433,7 +434,7 @@ class Verifier:
         step = self.init if st is None else st
         asked = [*([st.guard] if st is not None and guard else []), *facts]
         facts = [*(self.init.constraints if st is None else self.step_facts(st, guard)), *facts]
-        paths, levels = self.splits(step, a)
+        paths, levels = self.splits(step, a, beyond)
         combos = math.prod(len(cases) for cases in levels)
         if len(paths) <= 1 and combos <= 1:
             return self.check(facts, self.timeout_ms)
@@ -591,14 +592,14 @@ class Verifier:
         elif r == z3.unknown and ms < self.timeout_ms and any(w in why for w in ("timeout", "canceled", "resource")):
             self.answers.add_brief(key, ms)
 
-    def splits(self, st: StepResult, a: ir.Action | None) -> tuple[list, list]:
-        """(paths, index_levels) of a step, computed once per step."""
-        key = id(st)
+    def splits(self, st: StepResult, a: ir.Action | None, beyond: bool = False) -> tuple[list, list]:
+        """(paths, index_levels) of a step, computed once per step (and beyond)."""
+        key = (id(st), beyond)
         if key not in self._splits:
-            self._splits[key] = (_paths(st.branches, self.SPLIT_PATHS), self.index_levels(st, a))
+            self._splits[key] = (_paths(st.branches, self.SPLIT_PATHS), self.index_levels(st, a, beyond))
         return self._splits[key]
 
-    def index_levels(self, st: StepResult, a: ir.Action | None) -> list[list]:
+    def index_levels(self, st: StepResult, a: ir.Action | None, beyond: bool = False) -> list[list]:
         """The variables (state, arguments, named lets, parameters of small finite types) that the
         step's symbolic map indices depend on, each as one condition per value. Variables are
         taken in the order the indices first use them, as long as the combinations of their values
@@ -607,10 +608,18 @@ class Verifier:
         pairs = [(v.type, self.pre[v.name]) for v in self.spec.state if not v.zone]
         if a is not None:
             pairs += [(t, x) for (_n, t), x in zip(a.params, st.args)]
-        pairs += list(st.named)
         pairs += [(p.type, self.params[p.name]) for p in self.spec.params]
         for t, x in pairs:
             for var, cases in self.var_cases(t, x):
+                known.setdefault(var.get_id(), cases)
+        # a named let is its expression's value, which nothing keeps within the let's type where
+        # the step faults (a definition's result beyond its declared type, get() of none): for a
+        # question that does not assume the step completes (beyond: a run-time error's), its
+        # values outside the type are a case too, else such an error passed every case refuted
+        for t, x in st.named:
+            for var, cases in self.var_cases(t, x):
+                if beyond and not z3.is_bool(var) and self._named_beyond(st, var, cases):
+                    cases = cases + [NOT(OR(*cases))]
                 known.setdefault(var.get_id(), cases)
         order: list = []
         for k in st.index_keys:
@@ -625,6 +634,18 @@ class Verifier:
                 break
             levels.append(known[vid])
         return levels
+
+    def _named_beyond(self, st: StepResult, var, cases: list) -> bool:
+        """Whether the step's own facts (its constraints and the pre-state's types) let a named
+        let's value lie outside its cases (asked once per step and let, briefly; unknown: yes).
+        Where they do not (de.rules' seats), the split needs no case for the values beyond."""
+        key = (id(st), var.get_id())
+        if key not in self._beyond:
+            s = self.solver()
+            s.set("timeout", min(self.QUICK_MS, self.timeout_ms))
+            assert_all(s, [*self.step_facts(st, guard=False), NOT(OR(*cases))])
+            self._beyond[key] = s.check() != z3.unsat
+        return self._beyond[key]
 
     def var_cases(self, t, x) -> list:
         """[(variable, [one condition per value])] for a value of a small finite type."""
@@ -700,7 +721,7 @@ class Verifier:
             key = (id(case), id(t))  # (the cases and their conditions live as long as the verifier)
             if key not in refuted:
                 refuted[key] = sliced(case, t) or \
-                    self.settle(a, case, *assume, t, guard=with_guard, hard=hard)[0] == z3.unsat
+                    self.settle(a, case, *assume, t, guard=with_guard, hard=hard, beyond=True)[0] == z3.unsat
             return refuted[key]
         for lab in labels:
             if lab in met:
