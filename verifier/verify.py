@@ -846,10 +846,10 @@ class Verifier:
 
     def evaluation_fault(self, name: str):
         """(finding, message) of the shortest simulated game that stopped at a run-time error in
-        evaluating invariant `name`: its moves replay in a fresh interpreter without one (no
-        property evaluated), and evaluating the invariant in the state they lead to raises one;
-        None when no game did. Z3 takes an invariant as false where it faults; the interpreter,
-        as neither (a game stops there)."""
+        evaluating invariant or ranking `name`: its moves replay in a fresh interpreter without
+        one (no property evaluated), and evaluating the property in the state they lead to raises
+        one; None when no game did (or `name` is neither). Z3 takes an invariant as false where it
+        faults, a ranking as broken; the interpreter, as neither (a game stops there)."""
         from .backends.runtime import Fault
 
         prog = self.interpreter()
@@ -1487,7 +1487,7 @@ class Verifier:
         self.add(p, "bounded", t0, msg, depth=self.depth)
 
     def from_evaluation_fault(self, p: ir.Property, t0) -> bool:
-        """Report an invariant no search found false as unknown where a simulated game stopped
+        """Report an invariant (a ranking) no search found false as unknown where a simulated game stopped
         at a run-time error in evaluating it (evaluation_fault), with that game's trace: not
         bounded, as if no game had met a state it does not hold in; False when none did."""
         found = self.evaluation_fault(p.name)
