@@ -2076,11 +2076,11 @@ end fin cite "P" "p": x == 5
 /// Progress.
 terminates prog cite "P" "p": while [1, 1, 1, 1][x] == 1 decreases 5 - x
 """)
-    r = {x.property: x for x in Verifier(spec, 2, 6, 20, 0, explore=0).run()}
-    assert r["prog"].status == "bounded", r["prog"].message
-    r = {x.property: x for x in Verifier(spec, 2, 6, 20, 20, explore=0).run()}
-    assert r["prog"].status == "unknown" and "position 4 is outside" in r["prog"].message, r["prog"].message
-    assert r["prog"].trace is not None and r["prog"].depth == 4
+    for games in (0, 20):  # the bounded search's play, replayed (the random games' play is the same)
+        r = {x.property: x for x in Verifier(spec, 2, 6, 20, games, explore=0).run()}
+        assert r["prog"].status == "unknown" and "position 4 is outside" in r["prog"].message, r["prog"].message
+        assert "spurious" not in r["prog"].message and "evaluating prog after move 4" in r["prog"].message
+        assert r["prog"].trace is not None and r["prog"].depth == 4
 
 
 def test_a_run_time_error_split_by_a_let_s_values_has_a_case_beyond_the_let_s_type():
@@ -2120,3 +2120,47 @@ end fin cite "P" "p": x == 5
     r = {x.property: x for x in v.run()}
     assert r["no_runtime_errors"].status == "violated", r["no_runtime_errors"].message
     assert "f's result would be 4" in r["no_runtime_errors"].message
+
+
+GUARD_FAULT = """
+game g "G"
+players 2..2 cite "P" "p"
+var x: int?
+var n: 0..5
+init cite "P" "p" { n := 0 }
+/// A.
+action a() cite "P" "p" when n < 3 { n := n + 1 }
+/// B.
+action b() cite "P" "p" when GUARD { n := 0 }
+end fin cite "P" "p": n == 3
+/// Claim.
+invariant small cite "P" "p": n < 2
+"""
+
+
+@pytest.mark.parametrize("guard, depth", [("get(x) > 0 when n == 5", 0), ("n == 2 and get(x) > 0", 2)])
+def test_a_guard_s_run_time_error_is_the_state_s_where_a_game_lists_its_moves(guard, depth):
+    # the interpreter judges every action's guard, in order, in every state it lists the moves of:
+    # get(x) of none faults there, whether a later conjunct holds or not, before any move is chosen.
+    # The bounded search took a guard's error only for the move chosen (its guard holding), a move
+    # later: `bounded` where a game faults at once, or after `depth` moves
+    spec = compile_text(GUARD_FAULT.replace("GUARD", guard))
+    from verifier.backends.interpreter import Program
+    from verifier.backends.runtime import Fault
+    g = Program(spec, 2).start(0)
+    for _ in range(depth):
+        g.step((0, ()))
+    with pytest.raises(Fault, match="get"):
+        g.legal_moves()
+    r = {x.property: x for x in Verifier(spec, 2, 4, 20, 0, explore=0).run()}
+    f = r["no_runtime_errors"]
+    assert f.status == "violated" and f.depth == depth and "listing the legal moves" in f.message, f.message
+
+
+def test_a_trace_through_a_state_whose_moves_cannot_be_listed_is_not_replayed():
+    # after one move b's guard faults for every game (get() of none where n == 1): no game reaches
+    # n == 2, which the unrolling, free to step on, reached; the replay listed no moves
+    spec = compile_text(GUARD_FAULT.replace("GUARD", "n == 1 and get(x) > 0"))
+    r = {x.property: x for x in Verifier(spec, 2, 4, 20, 0, explore=0).run()}
+    assert r["small"].status == "unknown" and "before move 2" in r["small"].message, r["small"].message
+    assert r["no_runtime_errors"].status == "violated" and r["no_runtime_errors"].depth == 1

@@ -694,9 +694,13 @@ class Found:
 
 def play_legal(game: Game, moves: list) -> bool:
     """Play the moves (no property evaluated) as a game plays them: False at the first that is
-    not legal, or once the game has ended; Fault and Gap propagate."""
+    not legal, or once the game has ended; Fault and Gap propagate (listing the legal moves before
+    each move, as a game does, may run into one too)."""
     for move in moves:
-        if game.ended() is not None or not game.is_legal(move):
+        if game.ended() is not None:
+            return False
+        game.legal_moves()
+        if not game.is_legal(move):
             return False
         game.step(move, check=False)
     return True

@@ -1533,6 +1533,9 @@ class Verifier:
                     return
             elif self.from_simulation(p, f"violation:{p.name}", t0):
                 return
+            if u.evaluation_error:  # a real play, on which the property cannot be evaluated
+                self.add(p, "unknown", t0, f"a play of {i} moves (replayed): {problem}", depth=i, trace=trace)
+                return
             self.add(p, "unknown", t0, f"spurious counterexample of {i} moves: {problem}", depth=i, trace=trace)
         else:
             what = "reached" if p.kind == "reachable" else "violated"
@@ -2295,6 +2298,7 @@ class Unrolling:
         self.uses: list = []
         self.completes: list = []
         self.reason = ""
+        self.evaluation_error = False  # replay(): the trace's problem is a property's run-time error, not the prover's
 
     def reach(self, i: int):
         """Make states 0..i exist (steps up to i encoded)."""
@@ -2365,15 +2369,37 @@ class Unrolling:
 
     def fault_target(self, i: int):
         """A run-time error of the setup (i = 0) or of move i, or of state i's end conditions
-        (where no fault came before them: the interpreter gets there)."""
+        (where no fault came before them: the interpreter gets there), or of listing state i's
+        moves (listing_target). A move's guard errors are its state's listing errors: the
+        interpreter meets them before any move is chosen."""
         ends = [c for c, _m in self.v.end_faults(self.states[i], f"u{i}.{id(self)}")]
+        listing = self.listing_target(i)
         if i == 0:
-            return OR(*[c for c, _m, _s in self.v.init.faults], *ends)
+            return OR(*[c for c, _m, _s in self.v.init.faults], AND(self.set_up, OR(*ends)), listing)
         sel, results = self.choices[i - 1]
         # state i's end conditions: the move completed to it (its literal, not assumed for a fault's last move)
-        return OR(*[AND(sel == j, OR(*[c for c, _m, _s in r.guard_faults + r.faults]))
-                    for j, r in results.items() if r.faults or r.guard_faults],
-                  AND(self.completes[i - 1], OR(*ends)))
+        return OR(*[AND(sel == j, OR(*[c for c, _m, _s in r.faults])) for j, r in results.items() if r.faults],
+                  AND(self.completes[i - 1], OR(*ends)), listing)
+
+    def listing_target(self, i: int):
+        """Listing state i's legal moves runs into a run-time error: the state was reached (the
+        setup, or move i, completed), no end holds in it (none faulting), and some action's guard
+        faults for some choice (the interpreter judges every action's guard, for every choice,
+        its conjuncts in order, in every state it lists the moves of)."""
+        v, enc, state = self.v, self.enc, self.states[i]
+        tag = f"ul{i}.{id(self)}"
+        faults = []
+        for a in v.spec.actions:
+            r = enc.step(state, v.params, v.consts, a, tag=f"{tag}.{a.name}", guard_only=True)
+            if r.guard_faults:
+                faults.append(AND(*r.constraints, OR(*[c for c, _m, _s in r.guard_faults])))
+        if not faults:
+            return False
+        no_end = []
+        for e in v.spec.ends:
+            val, f, cons = v.value(e.cond, state, tag=f"{tag}.end.{e.name}")
+            no_end += [*cons, NOT(val), NOT(f)]
+        return AND(self.set_up if i == 0 else self.completes[i - 1], *no_end, OR(*faults))
 
     def gap_target(self, ids, i: int):
         if i == 0:
@@ -2389,9 +2415,11 @@ class Unrolling:
         r1 = [self.v.value(r, prev, tag=f"ur{i}.r") for r in p.ranks]
         r2 = [self.v.value(r, nxt, tag=f"ur{i}.r2") for r in p.ranks]
         extra = list(cc) + list(cc2) + [c for _v, _f, cs in r1 + r2 for c in cs]
-        ok = AND(AND(*[x >= 0 for x, _f, _c in r1]),
-                 OR(NOT(cond2), _lex_less([x for x, _f, _c in r2], [x for x, _f, _c in r1])))
-        return AND(*extra, cond, NOT(ok))
+        # as ranking_broken: a run-time error in evaluating it, before or after the move, breaks it
+        ok = AND(AND(*[x >= 0 for x, _f, _c in r1]), NOT(OR(*[f for _x, f, _c in r1])), NOT(cf2),
+                 OR(NOT(cond2), AND(_lex_less([x for x, _f, _c in r2], [x for x, _f, _c in r1]),
+                                    NOT(OR(*[f for _x, f, _c in r2])))))
+        return AND(*extra, OR(cf, AND(cond, NOT(ok))))
 
     def bound_target(self, p: ir.Property, i: int):
         _act, cnt, extra = self.monitor(p, i)
@@ -2399,8 +2427,10 @@ class Unrolling:
 
     # ---- replay in the interpreter --------------------------------------------------------------
     def replay(self, depth: int, target) -> tuple[Trace, str | None]:
-        """Replay the model's trace in the interpreter with forced chance; (trace, why it is spurious)."""
+        """Replay the model's trace in the interpreter with forced chance; (trace, why it is spurious,
+        or evaluation_error: why the interpreter cannot judge the property there)."""
         v, enc, m = self.v, self.enc, self.model
+        self.evaluation_error = False
         spec = v.spec
         params = [enc.value(m, p.type, v.params[p.name]) for p in spec.params]
         moves = []
@@ -2439,7 +2469,14 @@ class Unrolling:
                 if problem:
                     break
                 a = spec.actions[move[0]]
-                if game.ended() is not None:
+                try:  # as a game does before each move: its end conditions, then its legal moves
+                    ended = game.ended()
+                    if ended is None:
+                        game.legal_moves()
+                except Fault as exc:
+                    problem = f"before move {i}, the interpreter's game runs into a run-time error: {exc.message}"
+                    break
+                if ended is not None:
                     problem = f"move {i}: the game has already ended"
                     break
                 failing = game.failing_conjunct(move)
@@ -2460,7 +2497,15 @@ class Unrolling:
                     steps.append(TraceStep(i, a.name, move[1], program.move_label(move), a.cite,
                                            [f"run-time error: {exc.message}"]))
                     outcome = {"kind": "fault", "message": exc.message}
-                    if i != len(moves) or target[0] != "fault":
+                    if target[0] in ("invariant", "terminates", "bound") and \
+                            self._completes(program, params, events, exact, moves[:i]):
+                        # the move completes: the error is the property's, evaluated after it
+                        what = "false" if target[0] == "invariant" else "broken"
+                        outcome = {"kind": "evaluation", "message": exc.message}
+                        problem = (f"evaluating {target[1].name} after move {i} runs into a run-time error in the "
+                                   f"interpreter ({exc.message}), where Z3 takes it as {what}")
+                        self.evaluation_error = True
+                    elif i != len(moves) or target[0] != "fault":
                         problem = f"move {i} faults in the interpreter: {exc.message}"
                     break
                 after = game.snapshot()
@@ -2478,6 +2523,12 @@ class Unrolling:
                         game.ended()
                     except Fault as exc:
                         outcome = {"kind": "fault", "message": f"in the end conditions: {exc.message}"}
+                    else:
+                        try:  # then its legal moves, every action's guard
+                            if game.ended() is None:
+                                game.legal_moves()
+                        except Fault as exc:
+                            outcome = {"kind": "fault", "message": f"in listing the legal moves: {exc.message}"}
             if problem is None:
                 problem = _confirm(game, target, outcome, spec)
         except Spurious as exc:
@@ -2492,6 +2543,18 @@ class Unrolling:
                 problem = f"the setup faults in the interpreter: {exc.message}"
         trace = Trace(spec, v.n, "z3", params, steps, states, outcome)
         return trace, problem
+
+    @staticmethod
+    def _completes(program, params, events, exact, moves) -> bool:
+        """Whether these moves, replayed afresh with the same chance and no property evaluated,
+        complete (none runs into a run-time error or an undecided point)."""
+        try:
+            game = program.start("z3", params, chance=ForcedChance(events, exact))
+            for move in moves:
+                game.step(move, check=False)
+        except (Fault, Gap, Spurious):
+            return False
+        return True
 
 
 def _confirm(game, target, outcome, spec) -> str | None:
