@@ -2164,3 +2164,25 @@ def test_a_trace_through_a_state_whose_moves_cannot_be_listed_is_not_replayed():
     r = {x.property: x for x in Verifier(spec, 2, 4, 20, 0, explore=0).run()}
     assert r["small"].status == "unknown" and "before move 2" in r["small"].message, r["small"].message
     assert r["no_runtime_errors"].status == "violated" and r["no_runtime_errors"].depth == 1
+
+
+@pytest.mark.parametrize("zone", ["bag", "pile"])
+def test_a_card_whose_field_is_out_of_range_is_a_run_time_error_not_a_crash(zone):
+    # Card(x + 2) with x = 0 is a card of no value of the type: the unrolled state's key is a known
+    # number beyond the counts (an IndexError in the prover); the interpreter faults
+    spec = compile_text("""
+game g "G"
+players 2..2 cite "P" "p"
+card Card { v: 0..1 }
+var x: 0..5
+zone pool: bag of Card
+zone h: ZONE of Card
+init cite "P" "p" { x := 0 }
+/// A.
+action a0() cite "P" "p" when x < 5 { move Card(x + 2) from pool to h
+  x := x + 1 }
+end fin cite "P" "p": x == 5
+""".replace("ZONE", zone))
+    r = {x.property: x for x in Verifier(spec, 2, 4, 10, 0, explore=0).run()}
+    f = r["no_runtime_errors"]
+    assert f.status == "violated" and f.depth == 1 and "a field of Card is outside its range" in f.message, f.message

@@ -1654,7 +1654,7 @@ class Ctx:
                     if c is None:
                         for i in range(size):
                             counts[i] = counts[i] + ITE(EQ(k, i), 1, 0)
-                    else:
+                    elif 0 <= c < size:
                         counts[c] += 1
                 top = OptV(True, self.key(dst.elem, value.items[-1])) if value.items else OptV(False, 0)
                 return PileV(counts, top)
@@ -1751,7 +1751,8 @@ class Ctx:
         c = concrete(card_key)
         counts = list(zone.counts)
         if c is not None:
-            counts[c] = counts[c] + count
+            if 0 <= c < len(counts):  # (beyond: no card of the type, a record's field out of range, faulted)
+                counts[c] = counts[c] + count
         elif concrete(count) == 1:
             counts = [x + o for x, o in zip(counts, self.indicators(elem_t, card_key, len(counts)))]
         else:
@@ -1804,7 +1805,8 @@ class Ctx:
             counts = list(src.counts)
             c = concrete(k)
             if c is not None:
-                counts[c] = counts[c] - 1
+                if 0 <= c < len(counts):  # (beyond: no card of the type; "not in" faulted above)
+                    counts[c] = counts[c] - 1
             else:
                 counts = [x - o for x, o in zip(counts, self.indicators(src_t.elem, k, len(counts)))]
             if isinstance(src, PileV):
