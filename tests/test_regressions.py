@@ -161,3 +161,23 @@ stat picked: get(who)
 """)
     rep = simulate(spec, 2, 3, "s")
     assert rep.games == 3 and any(f.kind == "fault" and "get() of none" in f.message for f in rep.findings.values())
+
+
+@pytest.mark.parametrize("body, after", [("s += {0}", {0}), ("s := {1, 2}", {1, 2}), ("s := s - {1}", set())])
+def test_a_set_literal_of_numbers_is_a_set_where_a_set_of_a_range_is_expected(body, after):
+    # {0} was typed a set of int (E205: "a set holds values of a finite type"), where {x} with
+    # x: 0..5 was taken: the expected set's element type judges its numbers, as a stored number is
+    spec = compile_text("""
+game g "G"
+players 2..2 cite "P" "p"
+var x: 0..5
+var s: set of 0..4
+init cite "P" "p" { x := 0 }
+/// A.
+action a() cite "P" "p" when x < 3 { BODY
+  x := x + 1 }
+end fin cite "P" "p": x == 3
+""".replace("BODY", body))
+    g = Program(spec, 2).start(0)
+    g.step((0, ()))
+    assert set(g.S[1]) == after

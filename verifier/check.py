@@ -1116,7 +1116,10 @@ class Checker:
                     self.err("E201", "a set holds each value once; `n of` is for bags", item.count.span)
                 self.expect_type(item.count, inner, INT)
             t = self.expect_type(item.expr, inner, want) if want is not None else self.expr(item.expr, inner)
-            if t is not None and not indexable(t) and not (make is SetT and self._membership_literal):
+            # a number where a set or bag of numbers is expected ({0} for a set of 0..4) is judged
+            # against the expected type at run time, as a stored number is
+            if t is not None and not indexable(t) and not (make is SetT and self._membership_literal) and \
+                    not (want is not None and indexable(want) and assignable(t, want)):
                 self.err("E205", f"a {make.__name__[:-1].lower()} holds values of a finite type, not {t}", item.expr.span)
                 return None
             if et is None:
