@@ -1929,6 +1929,20 @@ invariant no_king cite "P" "p": total(s) == 0
     assert r["no_king"].status == "violated" and r["no_king"].depth == 0, r["no_king"].message
 
 
+class BriefTriesTimeOut(Verifier):
+    """As on a big spec: every brief try (QUICK_MS or less) times out, so that questions are split."""
+
+    def check(self, facts, timeout_ms=None, second=True):
+        if timeout_ms is not None and timeout_ms <= self.QUICK_MS:
+            return z3.unknown, None, "timeout (a test's)"
+        return super().check(facts, timeout_ms, second)
+
+    def ask_step(self, st, *facts, timeout_ms=None, guard=True):
+        if timeout_ms is not None and timeout_ms <= self.QUICK_MS:
+            return z3.unknown, None, "timeout (a test's)"
+        return super().ask_step(st, *facts, timeout_ms=timeout_ms, guard=guard)
+
+
 RELABEL = """
 game g "G"
 players 2..2 cite "P" "p"
@@ -1951,12 +1965,6 @@ def test_a_case_s_run_time_error_with_the_label_of_another_of_the_step_s_errors_
     # the keys" in the case p = 1, the label of m[four]'s error, refuted on the whole step (flag is
     # never set). Where the brief question of all errors at once does not settle (a big spec's),
     # the case's condition was not asked, and no_runtime_errors was proved
-    class BriefTriesTimeOut(Verifier):
-        def ask_step(self, st, *facts, timeout_ms=None, guard=True):
-            if timeout_ms == self.QUICK_MS:
-                return z3.unknown, None, "timeout (a test's)"
-            return super().ask_step(st, *facts, timeout_ms=timeout_ms, guard=guard)
-
     spec = compile_text(RELABEL)
     v = BriefTriesTimeOut(spec, 2, 3, 20, 0, explore=0)
     v.build()
@@ -2102,17 +2110,6 @@ action a(p: Player) cite "P" "p" when x < 5 {
 }
 end fin cite "P" "p": x == 5
 """)
-
-    class BriefTriesTimeOut(Verifier):
-        def check(self, facts, timeout_ms=None, second=True):
-            if timeout_ms is not None and timeout_ms <= self.QUICK_MS:
-                return z3.unknown, None, "timeout (a test's)"
-            return super().check(facts, timeout_ms, second)
-
-        def ask_step(self, st, *facts, timeout_ms=None, guard=True):
-            if timeout_ms is not None and timeout_ms <= self.QUICK_MS:
-                return z3.unknown, None, "timeout (a test's)"
-            return super().ask_step(st, *facts, timeout_ms=timeout_ms, guard=guard)
 
     v = BriefTriesTimeOut(spec, 2, 6, 20, 0, explore=0)
     v.build()
