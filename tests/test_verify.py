@@ -2183,3 +2183,33 @@ end fin cite "P" "p": x == 5
     r = {x.property: x for x in Verifier(spec, 2, 4, 10, 0, explore=0).run()}
     f = r["no_runtime_errors"]
     assert f.status == "violated" and f.depth == 1 and "a field of Card is outside its range" in f.message, f.message
+
+
+def test_a_trace_whose_draws_the_interpreter_s_known_order_rules_out_is_replayed_with_its_own_chance():
+    # stock is never shuffled: the hand's cards stacked in the card type's order, so which two go
+    # under disc is known; Z3 leaves the order free and its model draws others. Every play of two
+    # moves breaks the claim, and the third move draws from the empty stock: both were reported
+    # spurious (the forced replay refused the draws)
+    spec = compile_text("""
+game g "G"
+players 2..2 cite "P" "p"
+card C { v: 0..3 }
+const deck: bag of C = { 1 of C(i) for i in 0..3 }
+zone stock: pile of C
+zone disc: pile of C
+zone hand: bag of C
+var t: 0..20
+init cite "P" "p" { hand := deck }
+/// A.
+action a() cite "P" "p" when t < 5 { move all from hand to stock
+  move 2 from stock to bottom of disc
+  t := t + 1 }
+end fin cite "P" "p": t == 5
+/// Claim.
+invariant claim cite "P" "p": t < 2
+""")
+    r = {x.property: x for x in Verifier(spec, 2, 3, 20, 0, explore=0).run()}
+    assert r["claim"].status == "violated" and r["claim"].depth == 2, r["claim"].message
+    assert "own chance" in r["claim"].message
+    f = r["no_runtime_errors"]
+    assert f.status == "violated" and f.depth == 3 and "empty pile" in f.message, f.message

@@ -1540,7 +1540,8 @@ class Verifier:
         else:
             what = "reached" if p.kind == "reachable" else "violated"
             status = "reachable" if p.kind == "reachable" else "violated"
-            self.add(p, status, t0, f"{what} after {i} moves (replayed in the interpreter)", depth=i, trace=trace)
+            how = " with its own chance: Z3's draws are not the cards the interpreter's piles hold" if u.own_chance else ""
+            self.add(p, status, t0, f"{what} after {i} moves (replayed in the interpreter{how})", depth=i, trace=trace)
 
     # ---- run-time errors -----------------------------------------------------------------
     def check_faults(self):
@@ -2299,6 +2300,7 @@ class Unrolling:
         self.completes: list = []
         self.reason = ""
         self.evaluation_error = False  # replay(): the trace's problem is a property's run-time error, not the prover's
+        self.own_chance = False  # replay(): the trace is played with the interpreter's own chance, not the model's
 
     def reach(self, i: int):
         """Make states 0..i exist (steps up to i encoded)."""
@@ -2445,26 +2447,44 @@ class Unrolling:
             events.extend(_model_events(m, r.events))
         if v._program is None:
             v._program = Program(spec, v.n, forced=True)
-        program = v._program
-        steps: list[TraceStep] = []
-        states = []
         exact = {var.name for var in spec.state if var.zone and self.enc.is_exact(
             var.type.value if isinstance(var.type, MapT) else var.type)}
-        chance = ForcedChance(events, exact)
-        outcome: dict = {"kind": "open"}
-        problem = None
         # only what the target is about is evaluated after each move (its invariant; the rankings
         # and bounds; else nothing): a property whose evaluation runs into a run-time error on the
         # way must neither make the trace spurious nor pass for a run-time error of the rules
         if target[0] == "invariant":
-            how = {"only": {i for i, (q, _fn) in enumerate(program.invariants) if q.name == target[1].name},
+            how = {"only": {i for i, (q, _fn) in enumerate(v._program.invariants) if q.name == target[1].name},
                    "rankings": False}
         else:
             how = {"only": set()} if target[0] in ("terminates", "bound") else {"check": False}
+        trace, problem, chance_differs = self._play(v._program, params, moves, target, how,
+                                                    (events, exact), m)
+        self.own_chance = False
+        if chance_differs:
+            # Z3 leaves a pile's order free where the interpreter knows it (never shuffled): the
+            # same moves with the interpreter's own chance may still do what the model does
+            flag = self.evaluation_error
+            own, own_problem, _ = self._play(v.interpreter(), params, moves, target, how, None, None)
+            if own_problem is None:
+                self.own_chance = True
+                return own, None
+            self.evaluation_error = flag  # (the forced play's problem is the one reported)
+        return trace, problem
+
+    def _play(self, program, params, moves, target, how, forced, m) -> tuple[Trace, str | None, bool]:
+        """Play the moves in `program` as a game does: (trace, why it is spurious, whether the
+        forced chance (events, exact) differed from the interpreter's). With forced None, the
+        program's own chance (seed "z3") and no state compared with the model m's."""
+        v, enc, spec = self.v, self.enc, self.v.spec
+        steps: list[TraceStep] = []
+        states = []
+        outcome: dict = {"kind": "open"}
+        problem = None
+        chance_differs = False
         try:
-            game = program.start("z3", params, chance=chance)
+            game = program.start("z3", params, **({"chance": ForcedChance(*forced)} if forced else {}))
             states.append(game.snapshot())
-            problem = _compare(enc, m, spec, self.states[0], game.S, 0)
+            problem = _compare(enc, m, spec, self.states[0], game.S, 0) if forced else None
             for i, move in enumerate(moves, 1):
                 if problem:
                     break
@@ -2498,7 +2518,7 @@ class Unrolling:
                                            [f"run-time error: {exc.message}"]))
                     outcome = {"kind": "fault", "message": exc.message}
                     if target[0] in ("invariant", "terminates", "bound") and \
-                            self._completes(program, params, events, exact, moves[:i]):
+                            self._completes(program, params, forced, moves[:i]):
                         # the move completes: the error is the property's, evaluated after it
                         what = "false" if target[0] == "invariant" else "broken"
                         outcome = {"kind": "evaluation", "message": exc.message}
@@ -2515,7 +2535,7 @@ class Unrolling:
                 if violations:
                     outcome = {"kind": "violation", "property": violations[0].prop.name,
                                "message": violations[0].message, "all": [x.prop.name for x in violations]}
-                if not (i == len(moves) and target[0] in ("gap", "fault")):
+                if forced and not (i == len(moves) and target[0] in ("gap", "fault")):
                     problem = problem or _compare(enc, m, spec, self.states[i], game.S, i)
             else:
                 if target[0] == "fault" and outcome["kind"] == "open":
@@ -2532,7 +2552,7 @@ class Unrolling:
             if problem is None:
                 problem = _confirm(game, target, outcome, spec)
         except Spurious as exc:
-            problem = exc.message
+            problem, chance_differs = exc.message, True
         except Gap as exc:  # in the setup
             outcome = {"kind": "gap", "id": exc.id, "reason": spec.undecided[exc.id].reason}
             if target[0] != "gap" or exc.id not in target[1]:
@@ -2542,14 +2562,14 @@ class Unrolling:
             if target[0] != "fault":
                 problem = f"the setup faults in the interpreter: {exc.message}"
         trace = Trace(spec, v.n, "z3", params, steps, states, outcome)
-        return trace, problem
+        return trace, problem, chance_differs
 
     @staticmethod
-    def _completes(program, params, events, exact, moves) -> bool:
+    def _completes(program, params, forced, moves) -> bool:
         """Whether these moves, replayed afresh with the same chance and no property evaluated,
         complete (none runs into a run-time error or an undecided point)."""
         try:
-            game = program.start("z3", params, chance=ForcedChance(events, exact))
+            game = program.start("z3", params, **({"chance": ForcedChance(*forced)} if forced else {}))
             for move in moves:
                 game.step(move, check=False)
         except (Fault, Gap, Spurious):
