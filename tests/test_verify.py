@@ -2213,3 +2213,14 @@ invariant claim cite "P" "p": t < 2
     assert "own chance" in r["claim"].message
     f = r["no_runtime_errors"]
     assert f.status == "violated" and f.depth == 3 and "empty pile" in f.message, f.message
+
+
+def test_a_pile_followed_card_by_card_known_to_hold_more_than_its_capacity_gives_no_card():
+    # a known size beyond the capacity follows a run-time error (more cards than the prover follows
+    # card by card): drawing from it in the same step read past the positions (an IndexError, met
+    # once by a differential fuzzer)
+    from verifier.backends.z3 import Ctx, SeqPileV
+    card, rest = Ctx.seq_pop(None, SeqPileV([0, 1, 2], 4, 3), "top")
+    assert card == 0 and rest.size == 3
+    card, rest = Ctx.seq_pop(None, SeqPileV([0, 1, 2], 3, 3), "top")
+    assert card == 2 and rest.size == 2

@@ -2053,7 +2053,8 @@ class Ctx:
         n = pile.size
         c = concrete(n)
         if end == "top":
-            card = pile.items[c - 1] if c is not None and c > 0 else select(pile.items, n - 1, 0)
+            # (a known size beyond the capacity follows a run-time error: no card of the pile)
+            card = pile.items[c - 1] if c is not None and 0 < c <= len(pile.items) else select(pile.items, n - 1, 0)
             return card, SeqPileV(pile.items, n - 1 if c is None else max(c - 1, 0), pile.kinds)
         return pile.items[0], SeqPileV(pile.items[1:] + [0], n - 1 if c is None else max(c - 1, 0), pile.kinds)
 
