@@ -1540,7 +1540,7 @@ class Verifier:
         else:
             what = "reached" if p.kind == "reachable" else "violated"
             status = "reachable" if p.kind == "reachable" else "violated"
-            how = " with its own chance: Z3's draws are not the cards the interpreter's piles hold" if u.own_chance else ""
+            how = " with its own chance: the model's draws did not replay" if u.own_chance else ""
             self.add(p, status, t0, f"{what} after {i} moves (replayed in the interpreter{how})", depth=i, trace=trace)
 
     # ---- run-time errors -----------------------------------------------------------------
@@ -2457,30 +2457,30 @@ class Unrolling:
                    "rankings": False}
         else:
             how = {"only": set()} if target[0] in ("terminates", "bound") else {"check": False}
-        trace, problem, chance_differs = self._play(v._program, params, moves, target, how,
-                                                    (events, exact), m)
+        trace, problem = self._play(v._program, params, moves, target, how, (events, exact), m)
         self.own_chance = False
-        if chance_differs:
+        if problem is not None:
             # Z3 leaves a pile's order free where the interpreter knows it (never shuffled): the
-            # same moves with the interpreter's own chance may still do what the model does
+            # model's draws may not be the cards there (the forced chance refused, or a state
+            # differed after a draw), and the same moves with the interpreter's own chance may
+            # still do what the target says: a real play either way
             flag = self.evaluation_error
-            own, own_problem, _ = self._play(v.interpreter(), params, moves, target, how, None, None)
+            own, own_problem = self._play(v.interpreter(), params, moves, target, how, None, None)
             if own_problem is None:
                 self.own_chance = True
                 return own, None
             self.evaluation_error = flag  # (the forced play's problem is the one reported)
         return trace, problem
 
-    def _play(self, program, params, moves, target, how, forced, m) -> tuple[Trace, str | None, bool]:
-        """Play the moves in `program` as a game does: (trace, why it is spurious, whether the
-        forced chance (events, exact) differed from the interpreter's). With forced None, the
-        program's own chance (seed "z3") and no state compared with the model m's."""
+    def _play(self, program, params, moves, target, how, forced, m) -> tuple[Trace, str | None]:
+        """Play the moves in `program` as a game does: (trace, why it is spurious), the chance
+        forced to the model m's draws (forced: (events, exact)) and each state compared with m's;
+        with forced None, the program's own chance (seed "z3") and no state compared."""
         v, enc, spec = self.v, self.enc, self.v.spec
         steps: list[TraceStep] = []
         states = []
         outcome: dict = {"kind": "open"}
         problem = None
-        chance_differs = False
         try:
             game = program.start("z3", params, **({"chance": ForcedChance(*forced)} if forced else {}))
             states.append(game.snapshot())
@@ -2552,7 +2552,7 @@ class Unrolling:
             if problem is None:
                 problem = _confirm(game, target, outcome, spec)
         except Spurious as exc:
-            problem, chance_differs = exc.message, True
+            problem = exc.message
         except Gap as exc:  # in the setup
             outcome = {"kind": "gap", "id": exc.id, "reason": spec.undecided[exc.id].reason}
             if target[0] != "gap" or exc.id not in target[1]:
@@ -2562,7 +2562,7 @@ class Unrolling:
             if target[0] != "fault":
                 problem = f"the setup faults in the interpreter: {exc.message}"
         trace = Trace(spec, v.n, "z3", params, steps, states, outcome)
-        return trace, problem, chance_differs
+        return trace, problem
 
     @staticmethod
     def _completes(program, params, forced, moves) -> bool:
