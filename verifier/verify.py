@@ -2225,7 +2225,7 @@ def no_move(v: Verifier, state: dict, tag: str):
 
 def _terms_in(value):
     """The uninterpreted constants of every term in a value (a state's, nested in lists, dicts
-    and the encoder's value classes), each shared subterm walked once."""
+    and the encoder's value classes)."""
     roots, stack, seen = [], [value], set()
     while stack:
         x = stack.pop()
@@ -2241,16 +2241,7 @@ def _terms_in(value):
                 stack.extend(x)
             elif hasattr(x, "__dict__"):
                 stack.extend(vars(x).values())
-    out, done = [], set()
-    while roots:
-        x = roots.pop()
-        if x.get_id() in done:
-            continue
-        done.add(x.get_id())
-        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            out.append(x)
-        roots.extend(x.children())
-    return out
+    return _consts(*roots)
 
 
 def _sym(v: Verifier, t, x):

@@ -265,10 +265,11 @@ def SUM(xs):
     return z3.Sum(*xs) if len(xs) > 1 else xs[0]
 
 
-def _consts(e) -> list:
-    """The uninterpreted constants of a term, in order of first appearance. (z3util.get_vars walks a
-    shared subterm once per path to it and compares by str(): far too slow for these terms.)"""
-    out, seen, stack = [], set(), [e]
+def _consts(*es) -> list:
+    """The uninterpreted constants of terms, in order of first appearance, each shared subterm
+    walked once. (z3util.get_vars walks a shared subterm once per path to it and compares by str():
+    far too slow for these terms.)"""
+    out, seen, stack = [], set(), list(reversed(es))
     while stack:
         x = stack.pop()
         if not isinstance(x, z3.ExprRef) or x.get_id() in seen:
