@@ -2091,6 +2091,33 @@ terminates prog cite "P" "p": while [1, 1, 1, 1][x] == 1 decreases 5 - x
         assert r["prog"].trace is not None and r["prog"].depth == 4
 
 
+def test_a_replay_judges_only_the_ranking_or_bound_it_replays():
+    # prog's evaluation faults from x = 1 on; grows breaks at move 1 and one_more at move 3: their
+    # plays replay with prog left unjudged (it used to stop them, and name them as faulting)
+    spec = compile_text("""
+game g "G"
+players 2..2 cite "P" "p"
+var x: 0..5
+init cite "P" "p" { x := 0 }
+/// Step.
+action a() cite "P" "p" when x < 5 { x := x + 1 }
+end fin cite "P" "p": x == 5
+/// Progress that does not decrease.
+terminates grows cite "P" "p": while x < 5 decreases x
+/// At most one step after the first.
+bound one_more cite "P" "p": after x >= 1, at most 1 a
+/// Progress that faults at x = 1.
+terminates prog cite "P" "p": while [1][x] == 1 decreases 5 - x
+""")
+    for games in (0, 20):
+        r = {x.property: x for x in Verifier(spec, 2, 6, 20, games, explore=0).run()}
+        assert r["grows"].status == "violated" and r["grows"].depth == 1, r["grows"].message
+        assert r["grows"].trace.outcome["property"] == "grows"
+        assert r["one_more"].status == "violated" and r["one_more"].depth == 3, r["one_more"].message
+        assert r["one_more"].trace.outcome["property"] == "one_more"
+        assert r["prog"].status == "unknown" and "evaluating prog after move 1" in r["prog"].message
+
+
 def test_a_run_time_error_split_by_a_let_s_values_has_a_case_beyond_the_let_s_type():
     # y is f(x), typed 0..3 by f's declaration, and 4 where f's result faults (x = 3). Where the
     # brief questions do not settle (a big spec's), the fault's question is split by y's values

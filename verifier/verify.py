@@ -2292,6 +2292,7 @@ class Unrolling:
         self.reason = ""
         self.evaluation_error = False  # replay(): the trace's problem is a property's run-time error, not the prover's
         self.own_chance = False  # replay(): the trace is played with the interpreter's own chance, not the model's
+        self.judged: set = set()  # replay(): the rankings and bounds the replay's games evaluate (Program.start)
 
     def reach(self, i: int):
         """Make states 0..i exist (steps up to i encoded)."""
@@ -2440,14 +2441,16 @@ class Unrolling:
             v._program = Program(spec, v.n, forced=True)
         exact = {var.name for var in spec.state if var.zone and self.enc.is_exact(
             var.type.value if isinstance(var.type, MapT) else var.type)}
-        # only what the target is about is evaluated after each move (its invariant; the rankings
-        # and bounds; else nothing): a property whose evaluation runs into a run-time error on the
-        # way must neither make the trace spurious nor pass for a run-time error of the rules
+        # only what the target is about is evaluated after each move (its invariant; its ranking or
+        # bound, the game judging no other: Program.start's judged; else nothing): a property whose
+        # evaluation runs into a run-time error on the way must neither make the trace spurious nor
+        # pass for a run-time error of the rules or of the property replayed
         if target[0] == "invariant":
             how = {"only": {i for i, (q, _fn) in enumerate(v._program.invariants) if q.name == target[1].name},
                    "rankings": False}
         else:
             how = {"only": set()} if target[0] in ("terminates", "bound") else {"check": False}
+        self.judged = {target[1].name} if target[0] in ("terminates", "bound") else set()
         trace, problem = self._play(v._program, params, moves, target, how, (events, exact), m)
         self.own_chance = False
         if problem is not None:
@@ -2473,7 +2476,8 @@ class Unrolling:
         outcome: dict = {"kind": "open"}
         problem = None
         try:
-            game = program.start("z3", params, **({"chance": ForcedChance(*forced)} if forced else {}))
+            game = program.start("z3", params, judged=self.judged,
+                                 **({"chance": ForcedChance(*forced)} if forced else {}))
             states.append(game.snapshot())
             problem = _compare(enc, m, spec, self.states[0], game.S, 0) if forced else None
             for i, move in enumerate(moves, 1):
@@ -2509,7 +2513,7 @@ class Unrolling:
                                            [f"run-time error: {exc.message}"]))
                     outcome = {"kind": "fault", "message": exc.message}
                     if target[0] in ("invariant", "terminates", "bound") and \
-                            self._completes(program, params, forced, moves[:i]):
+                            self._completes(program, params, forced, moves[:i], self.judged):
                         # the move completes: the error is the property's, evaluated after it
                         what = "false" if target[0] == "invariant" else "broken"
                         outcome = {"kind": "evaluation", "message": exc.message}
@@ -2556,11 +2560,13 @@ class Unrolling:
         return trace, problem
 
     @staticmethod
-    def _completes(program, params, forced, moves) -> bool:
-        """Whether these moves, replayed afresh with the same chance and no property evaluated,
-        complete (none runs into a run-time error or an undecided point)."""
+    def _completes(program, params, forced, moves, judged) -> bool:
+        """Whether these moves, replayed afresh with the same chance, no property evaluated and the
+        replay's judged (Program.start), complete (none runs into a run-time error or an undecided
+        point)."""
         try:
-            game = program.start("z3", params, **({"chance": ForcedChance(*forced)} if forced else {}))
+            game = program.start("z3", params, judged=judged,
+                                 **({"chance": ForcedChance(*forced)} if forced else {}))
             for move in moves:
                 game.step(move, check=False)
         except (Fault, Gap, Spurious):

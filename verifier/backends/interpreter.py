@@ -163,12 +163,16 @@ class Program:
             return rng.randint(t.lo, t.hi)
         return rng.choice(self.domains.values(t))
 
-    def start(self, seed, params: list | None = None, fixed_params: dict | None = None, chance=None) -> "Game":
+    def start(self, seed, params: list | None = None, fixed_params: dict | None = None, chance=None,
+              judged=None) -> "Game":
         """A new game from `seed` (any string or number); params are drawn unless given.
 
         `chance` replaces the seeded shuffles (a ForcedChance, with a Program built with forced=True).
+        `judged`: the names of the rankings and bounds the game evaluates (None: all of them); a
+        replay of one property's trace judges that one alone, so that another's run-time error in
+        its evaluation does not stop the play.
         """
-        return Game(self, str(seed), params, fixed_params, chance)
+        return Game(self, str(seed), params, fixed_params, chance, judged)
 
     # ---- presentation ------------------------------------------------------------------
     def format(self, t: Type, value) -> str:
@@ -185,8 +189,10 @@ class Program:
 class Game:
     """One play of a Program from a seed."""
 
-    def __init__(self, program: Program, seed: str, params: list | None, fixed_params: dict | None, chance=None):
+    def __init__(self, program: Program, seed: str, params: list | None, fixed_params: dict | None, chance=None,
+                 judged=None):
         self.program = program
+        self.judged = None if judged is None else frozenset(judged)  # see Program.start
         self.seed = seed
         ns = program.ns
         if params is None:
@@ -238,7 +244,9 @@ class Game:
         prog = self.program
         S, P = self.S, self.P
         rankings = check and rankings
-        pre = [(p, rank_fn(S, P)) for p, while_fn, rank_fn in prog.rankings if while_fn(S, P)] if rankings else ()
+        judged = self.judged
+        pre = [(p, rank_fn(S, P)) for p, while_fn, rank_fn in prog.rankings
+               if (judged is None or p.name in judged) and while_fn(S, P)] if rankings else ()
         prog.applies[move[0]](S, P, self.chance, *move[1])
         self.moves.append(move)
         if not check:
@@ -274,8 +282,9 @@ class Game:
         return self._of_params[1]
 
     def _update_bounds_trigger(self):
-        for i, (_p, trigger, _a) in enumerate(self.program.bounds):
-            if not self.bound_active[i] and trigger(self.S, self.P):
+        judged = self.judged
+        for i, (p, trigger, _a) in enumerate(self.program.bounds):
+            if not self.bound_active[i] and (judged is None or p.name in judged) and trigger(self.S, self.P):
                 self.bound_active[i] = True
 
     def initial_violations(self) -> list[Violation]:
