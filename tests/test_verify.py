@@ -2118,6 +2118,28 @@ terminates prog cite "P" "p": while [1][x] == 1 decreases 5 - x
         assert r["prog"].status == "unknown" and "evaluating prog after move 1" in r["prog"].message
 
 
+def test_a_directed_search_s_witness_is_shown_whole_beside_a_ranking_that_faults():
+    # the directed search plays with no property judged; its witness's trace judges none either (a
+    # reachability goal), where prog's run-time error from x = 1 on used to cut it at move 1
+    spec = compile_text("""
+game g "G"
+players 2..2 cite "P" "p"
+var x: 0..5
+init cite "P" "p" { x := 0 }
+/// Step.
+action a() cite "P" "p" when x < 5 { x := x + 1 }
+end fin cite "P" "p": x == 5
+/// Three.
+reachable three cite "P" "p": x == 3
+/// Progress that faults at x = 1.
+terminates prog cite "P" "p": while [1][x] == 1 decreases 5 - x
+""")
+    r = {x.property: x for x in Verifier(spec, 2, 6, 20, 0, explore=2000).run()}
+    three = r["three"]
+    assert three.status == "reachable" and "directed search" in three.message, three.message
+    assert len(three.trace.steps) == 3 and three.trace.outcome["kind"] == "open", three.trace.outcome
+
+
 def test_a_run_time_error_split_by_a_let_s_values_has_a_case_beyond_the_let_s_type():
     # y is f(x), typed 0..3 by f's declaration, and 4 where f's result faults (x = 3). Where the
     # brief questions do not settle (a big spec's), the fault's question is split by y's values

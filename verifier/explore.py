@@ -719,7 +719,10 @@ def replays(program: Program, f: Found, p: ir.Property, gap=None) -> bool:
     except Fault:
         return False
     fn = dict(program.reachables + program.invariants).get(p) if gap is None else None
-    return fn is not None and bool(fn(game.S, game.P)) == (p.kind == "reachable")
+    try:
+        return fn is not None and bool(fn(game.S, game.P)) == (p.kind == "reachable")
+    except (Fault, Gap):  # neither true nor false there (as a game takes it)
+        return False
 
 
 @dataclass

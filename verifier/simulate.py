@@ -321,12 +321,26 @@ def simulate(spec: ir.Spec, players: int, games: int, seed, max_steps: int = 100
     return report
 
 
-def record_trace(program: Program, seed: str, params: list, moves: list) -> Trace:
-    """Replay moves from a seed, keeping every state and what each step changed."""
+def record_trace(program: Program, seed: str, params: list, moves: list, about=None) -> Trace:
+    """Replay moves from a seed, keeping every state and what each step changed. `about`: the
+    property (an ir.Property) of a play found with no property judged (the directed search's):
+    only it is evaluated after each move (nothing for a reachability goal, an undecided point or
+    an action), so that another property's run-time error does not cut the trace short; None:
+    every property, as the random games judge them."""
     spec = program.spec
     steps: list[TraceStep] = []
+    how, judged = {}, None
+    if about is not None:
+        judged = {about.name} if about.kind in ("terminates", "bound") else set()
+        if about.kind == "invariant":
+            how = {"only": {i for i, (q, _fn) in enumerate(program.invariants) if q.name == about.name},
+                   "rankings": False}
+        elif about.kind in ("terminates", "bound"):
+            how = {"only": set()}
+        else:
+            how = {"check": False}
     try:
-        game = program.start(seed, params or None)
+        game = program.start(seed, params or None, judged=judged)
     except Gap as exc:
         u = spec.undecided[exc.id]
         return Trace(spec, program.players, seed, list(params), steps, [], {"kind": "gap", "reason": u.reason, "setup": True})
@@ -338,7 +352,7 @@ def record_trace(program: Program, seed: str, params: list, moves: list) -> Trac
         for i, move in enumerate(moves, 1):
             a = spec.actions[move[0]]
             before = states[-1]
-            violations = game.step(move)
+            violations = game.step(move, **how)
             after = game.snapshot()
             states.append(after)
             steps.append(TraceStep(i, a.name, move[1], program.move_label(move), a.cite,

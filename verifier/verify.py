@@ -954,7 +954,8 @@ class Verifier:
                                              "Z3 proved it never enabled, but the directed search played it (replayed "
                                              f"after {len(f.moves) - 1} moves): a defect of rulespec's Z3 encoding, "
                                              "please report it", len(f.moves) - 1, r.cite, r.expected_violation,
-                                             r.span, record_trace(self.interpreter(), f.seed, f.params, f.moves[:-1]))
+                                             r.span, record_trace(self.interpreter(), f.seed, f.params, f.moves[:-1],
+                                                                  about=ir.Property("action", r.property, None, None)))
                 continue
             f = ex.found.get(r.property) if r.status == "unreachable" else None
             gap = gaps.get(r.property)
@@ -965,7 +966,7 @@ class Verifier:
                                      "Z3 proved it unreachable, but the directed search reached it (replayed after "
                                      f"{len(f.moves)} moves): a defect of rulespec's Z3 encoding, please report it",
                                      len(f.moves), r.cite, r.expected_violation, r.span,
-                                     record_trace(self.interpreter(), f.seed, f.params, f.moves))
+                                     record_trace(self.interpreter(), f.seed, f.params, f.moves, about=p))
 
     def _enabled_after(self, f) -> bool:
         """Whether f's last move is legal, in a fresh interpreter, after its other moves (each
@@ -1415,7 +1416,7 @@ class Verifier:
         from .simulate import record_trace
 
         ok = self.replays(f, p, gap)
-        trace = record_trace(self.interpreter(), f.seed, f.params, f.moves)
+        trace = record_trace(self.interpreter(), f.seed, f.params, f.moves, about=p)
         if not ok:  # the search and a fresh replay disagree: reported, never trusted
             self.add(p, "unknown", t0, f"spurious: the directed search's witness ({len(f.moves)} moves) does not "
                                        "reach it when replayed", depth=len(f.moves), trace=trace,
