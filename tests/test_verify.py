@@ -2140,6 +2140,44 @@ terminates prog cite "P" "p": while [1][x] == 1 decreases 5 - x
     assert len(three.trace.steps) == 3 and three.trace.outcome["kind"] == "open", three.trace.outcome
 
 
+def test_a_simulated_game_s_trace_judges_only_the_property_it_is_shown_for():
+    # top_is_b is false from the start and faults once the deck is empty: the games judge it no
+    # more once false, but the traces rebuilt from them judged it again, so that late's witness
+    # (12 moves) stopped at move 7 "faulting", and x's trace named y as the property broken
+    spec = compile_text("""
+game t "T"
+players 2..2 cite "P" "p"
+enum Card { a, b }
+var n: 0..10
+zone deck: pile of Card
+zone hand: bag of Card
+init cite "S" "s" { deck := [b, a, a] }
+/// Take.
+action take() cite "A" "a" when size(deck) > 0 { draw 1 from deck to hand }
+/// Tick.
+action tick() cite "A" "a" when n < 10 { n += 1 }
+end over cite "E" "e": n == 10
+/// The top card.
+invariant top_is_b cite "S" "s": last(deck) == b
+/// Never.
+invariant y cite "S" "s": n > 0 and n < 0
+/// Below four.
+invariant x cite "S" "s": n < 4
+/// Late.
+reachable late cite "S" "s": size(deck) == 0 and n >= 9
+""")
+    v = Verifier(spec, 2, 2, 20, 20, explore=0)
+    r = {x.property: x for x in v.run()}
+    moves = len(v.simulation().witnesses["late"][2])
+    late = r["late"]
+    assert late.status == "reachable" and late.depth == moves == len(late.trace.steps), (late.message, moves)
+    assert late.trace.outcome["kind"] == "open", late.trace.outcome
+    assert r["x"].status == "violated" and r["x"].trace.outcome["property"] == "x", r["x"].trace.outcome
+    assert r["y"].status == "violated" and r["y"].depth == 0
+    assert r["y"].trace.outcome == {"kind": "violation", "property": "y",
+                                    "message": "the invariant is false in the initial state"}
+
+
 def test_a_run_time_error_split_by_a_let_s_values_has_a_case_beyond_the_let_s_type():
     # y is f(x), typed 0..3 by f's declaration, and 4 where f's result faults (x = 3). Where the
     # brief questions do not settle (a big spec's), the fault's question is split by y's values

@@ -348,6 +348,14 @@ def record_trace(program: Program, seed: str, params: list, moves: list, about=N
         return Trace(spec, program.players, seed, list(params), steps, [], {"kind": "fault", "message": exc.message, "setup": True})
     states = [game.snapshot()]
     outcome: dict = {"kind": "open"}
+    if about is not None and about.kind == "invariant":  # false from the start (a finding of no move)
+        fn = next(fn for q, fn in program.invariants if q.name == about.name)
+        try:
+            if not fn(game.S, game.P):
+                outcome = {"kind": "violation", "property": about.name,
+                           "message": "the invariant is false in the initial state"}
+        except (Fault, Gap):
+            pass
     try:
         for i, move in enumerate(moves, 1):
             a = spec.actions[move[0]]

@@ -811,6 +811,7 @@ class Verifier:
 
         prog = self.interpreter()
         goals = {p.name: p for p in self.spec.properties if p.kind == "reachable"}
+        named = {p.name: p for p in self.spec.properties}  # what a trace judges (record_trace's about)
         for k, r in enumerate(self.results):
             if r.status == "unreachable" and r.kind == "reachable" and r.property in sim.witnesses:
                 seed, params, moves = sim.witnesses[r.property]  # (the moves up to where it first held)
@@ -842,7 +843,9 @@ class Verifier:
                                      f"Z3 {'proved it unreachable' if r.status == 'unreachable' else 'proved it'}, but "
                                      f"a simulated game {what}, replayed after {n} moves (seed \"{seed}\"): a defect "
                                      "of rulespec's Z3 encoding or its interpreter, please report it", n, r.cite,
-                                     r.expected_violation, r.span, record_trace(prog, seed, params, moves))
+                                     r.expected_violation, r.span,
+                                     record_trace(prog, seed, params, moves, about=named.get(r.property) or
+                                                  ir.Property(r.kind, r.property, None, None)))
 
     def evaluation_fault(self, name: str):
         """(finding, message) of the shortest simulated game that stopped at a run-time error in
@@ -1271,22 +1274,27 @@ class Verifier:
                                  avoid_gaps=True) if self.games else None
         return self._sim
 
-    def simulated(self, key: str):
-        """(trace, finding) of the shortest simulated game with this finding key, or None."""
+    def simulated(self, key: str, about: ir.Property):
+        """(trace, finding) of the shortest simulated game with this finding key, or None. The
+        trace judges only `about`, the property the finding is of (record_trace): the game judged
+        an invariant it had found false no more, and one that faults there later would cut the
+        trace short, or name itself as the one broken."""
         sim = self.simulation()
         if sim is None or key not in sim.findings:
             return None
         from .simulate import record_trace
         f = sim.findings[key]
-        return record_trace(self.interpreter(), f.seed, f.params, f.moves), f
+        return record_trace(self.interpreter(), f.seed, f.params, f.moves, about=about), f
 
-    def simulated_witness(self, name: str):
+    def simulated_witness(self, p: ir.Property):
+        """The trace of the shortest simulated game in which reachability goal p first held (no
+        property judged on the way, as in simulated), or None."""
         sim = self.simulation()
-        if sim is None or name not in sim.witnesses:
+        if sim is None or p.name not in sim.witnesses:
             return None
         from .simulate import record_trace
-        seed, params, moves = sim.witnesses[name]
-        return record_trace(self.interpreter(), seed, params, moves)
+        seed, params, moves = sim.witnesses[p.name]
+        return record_trace(self.interpreter(), seed, params, moves, about=p)
 
     def interpreter(self):
         if getattr(self, "_plain", None) is None:
@@ -1443,7 +1451,7 @@ class Verifier:
 
     def from_simulation(self, p: ir.Property, key: str, t0, kind=None) -> bool:
         """Report a violation found in simulated games (a real trace); False when there is none."""
-        found = self.simulated(key)
+        found = self.simulated(key, p)
         if found is None:
             return False
         trace, f = found
@@ -1501,7 +1509,7 @@ class Verifier:
                                    f"after {len(f.moves)} moves (seed \"{f.seed}\"): the interpreter takes it as "
                                    "neither true nor false there, Z3 as " + ("broken" if p.kind == "terminates" else "false"),
                  depth=len(f.moves),
-                 trace=record_trace(self.interpreter(), f.seed, f.params, f.moves))
+                 trace=record_trace(self.interpreter(), f.seed, f.params, f.moves, about=p))
         return True
 
     def stopped(self, p: ir.Property, t0, i: int, first: int, reason: str, why: str = "", kind=None):
@@ -1528,7 +1536,7 @@ class Verifier:
         trace, problem = u.replay(i, target)
         if problem:
             if p.kind == "reachable":
-                w = self.simulated_witness(p.name)
+                w = self.simulated_witness(p)
                 if w is not None:
                     self.add(p, "reachable", t0, f"reached in a simulated game after {len(w.steps)} moves", trace=w)
                     return
@@ -1870,7 +1878,7 @@ class Verifier:
                 return
         except Unsupported:
             pass
-        w = self.simulated_witness(p.name)
+        w = self.simulated_witness(p)
         if w is not None:
             self.add(p, "reachable", t0, f"reached in a simulated game after {len(w.steps)} moves (a real trace)",
                      depth=len(w.steps), trace=w)
@@ -1985,7 +1993,7 @@ class Verifier:
 
     def gap_simulated(self, prop: ir.Property, u_pt, t0) -> bool:
         """Report an undecided point reached in a simulated game (a real trace); False when none did."""
-        found = self.simulated(prop.name)
+        found = self.simulated(prop.name, prop)
         if found is None:
             return False
         trace, f = found
