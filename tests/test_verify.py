@@ -2178,6 +2178,25 @@ reachable late cite "S" "s": size(deck) == 0 and n >= 9
                                     "message": "the invariant is false in the initial state"}
 
 
+def test_an_invariant_z3_cannot_encode_is_violated_where_a_random_game_breaks_it():
+    # Z3 cannot encode the division by k (it may be negative); the games break pos at k = -1
+    spec = compile_text("""
+game t "T"
+players 2..2 cite "P" "p"
+var k: -2..2
+init cite "S" "s" { k := 1 }
+/// Down.
+action dec() cite "A" "a" when k > -2 { k -= 1 }
+end over cite "E" "e": k == -2
+/// Positive.
+invariant pos cite "S" "s": k == 0 or 6 / k > 0
+""")
+    assert Verifier(spec, 2, 3, 20, 0, explore=0).run()[0].status == "unknown"
+    pos = {x.property: x for x in Verifier(spec, 2, 3, 20, 5, explore=0).run()}["pos"]
+    assert pos.status == "violated" and pos.depth == 2 and "simulated game" in pos.message, pos.message
+    assert pos.trace.outcome["property"] == "pos"
+
+
 def test_a_run_time_error_split_by_a_let_s_values_has_a_case_beyond_the_let_s_type():
     # y is f(x), typed 0..3 by f's declaration, and 4 where f's result faults (x = 3). Where the
     # brief questions do not settle (a big spec's), the fault's question is split by y's values
