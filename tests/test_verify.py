@@ -2197,6 +2197,26 @@ invariant pos cite "S" "s": k == 0 or 6 / k > 0
     assert pos.trace.outcome["property"] == "pos"
 
 
+def test_a_bounded_deadlock_does_not_claim_the_directed_search_looked_for_it():
+    # the search ran (for no_m) but has no goal for deadlocks, run-time errors, rankings or bounds
+    spec = compile_text("""
+game t "T"
+players 2..2 cite "P" "p"
+var n: 0..10
+var m: 0..3
+init cite "S" "s" { n := 0  m := 1 }
+/// Flip.
+action flip() cite "A" "a" when m >= 1 and n < 10 { m := 4 - m  n += 1 }
+end over cite "E" "e": n == 10
+/// Never true, but no invariant says so.
+reachable no_m cite "S" "s": m == 0
+""")
+    r = {x.property: x for x in Verifier(spec, 2, 3, 20, 10, explore=3000).run()}
+    assert r["no_m"].status == "bounded" and "directed search" in r["no_m"].message, r["no_m"].message
+    assert r["no_deadlock"].status == "bounded", r["no_deadlock"].message
+    assert r["no_deadlock"].message.endswith("nor in 10 simulated games"), r["no_deadlock"].message
+
+
 def test_a_run_time_error_split_by_a_let_s_values_has_a_case_beyond_the_let_s_type():
     # y is f(x), typed 0..3 by f's declaration, and 4 where f's result faults (x = 3). Where the
     # brief questions do not settle (a big spec's), the fault's question is split by y's values

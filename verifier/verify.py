@@ -1521,13 +1521,16 @@ class Verifier:
         lead = f"{why}; " if why else ""
         if i > first:
             self.add(p, "bounded", t0, f"{lead}no violation within {i - 1} moves (the search at depth {i} stopped: "
-                                       f"{reason})" + self.games_note(), depth=i - 1, kind=kind)
+                                       f"{reason})" + self.games_note(p.kind == "invariant"), depth=i - 1, kind=kind)
         else:
             self.add(p, "unknown", t0, f"{lead}bounded search stopped at depth {i}: {reason}", depth=i, kind=kind)
 
-    def games_note(self) -> str:
+    def games_note(self, searched: bool = True) -> str:
+        """What else found nothing: the random games (which judge every property), and the directed
+        search where it ran and looked for it (searched: an invariant's violation, a reachability
+        goal, an undecided point; not a run-time error, a ranking, a bound or a deadlock)."""
         note = f" nor in {self.games} simulated games" if self.games else ""
-        if self._explored is not None:
+        if self._explored is not None and searched:
             note += f" nor by a directed search of {self._explored.moves:,} moves"
         return note
 
@@ -1618,7 +1621,8 @@ class Verifier:
             self.add(prop, "unknown", t0, f"cannot encode: {exc.message}", kind="fault")
             return
         names = ", ".join(w for _a, w in suspects)
-        self.add(prop, "bounded", t0, f"not proved for {names}; none within {self.depth} moves" + self.games_note(),
+        self.add(prop, "bounded", t0, f"not proved for {names}; none within {self.depth} moves"
+                 + self.games_note(searched=False),
                  depth=self.depth, kind="fault")
 
     def faults_and_rankings(self, a: ir.Action, assume: list) -> bool:
@@ -1718,7 +1722,7 @@ class Verifier:
         if self.from_evaluation_fault(p, t0):
             return
         self.add(p, "bounded", t0, f"not proved for {', '.join(failing)}; no violation within {self.depth} moves"
-                 + self.games_note(), depth=self.depth)
+                 + self.games_note(searched=False), depth=self.depth)
 
     def ranking_broken(self, p: ir.Property, st: StepResult) -> tuple[list, object]:
         """(constraints, condition) for one step (an action's, or one case of it) of ranking p: the
@@ -1866,7 +1870,8 @@ class Verifier:
         except Unsupported as exc:
             self.add(p, "unknown", t0, f"cannot encode: {exc.message}")
             return
-        self.add(p, "bounded", t0, f"not proved by induction; no violation within {self.depth} moves" + self.games_note(),
+        self.add(p, "bounded", t0, f"not proved by induction; no violation within {self.depth} moves"
+                 + self.games_note(searched=False),
                  depth=self.depth)
 
     # ---- reachability ------------------------------------------------------------------------
@@ -2045,7 +2050,8 @@ class Verifier:
         except Unsupported as exc:
             self.add(prop, "unknown", t0, f"cannot encode: {exc.message}", kind="deadlock")
             return
-        self.add(prop, "bounded", t0, f"not proved; no deadlock within {self.depth} moves" + self.games_note(),
+        self.add(prop, "bounded", t0, f"not proved; no deadlock within {self.depth} moves"
+                 + self.games_note(searched=False),
                  depth=self.depth, kind="deadlock")
 
     # ---- sanity ----------------------------------------------------------------------------------
