@@ -2217,6 +2217,30 @@ reachable no_m cite "S" "s": m == 0
     assert r["no_deadlock"].message.endswith("nor in 10 simulated games"), r["no_deadlock"].message
 
 
+@pytest.mark.slow  # (15 s: the draws that fail each try 10,000 times)
+def test_parameters_random_draws_rarely_meet_are_no_crash():
+    # a and b must both be 123: 10,000 random draws of a game meet that about one time in five, so
+    # that the random games cannot all be drawn (a ParamError crashed verify), while Z3 and the
+    # directed search's seeds that do meet it still work
+    spec = compile_text("""
+game t "T"
+players 2..2 cite "P" "p"
+param a: 0..200 cite "S" "s" where a * a == 15129
+param b: 0..200 cite "S" "s" where b == a
+var n: 0..10
+init cite "S" "s" { n := 0 }
+/// Tick.
+action tick() cite "A" "a" when n < 3 { n += 1 }
+end over cite "E" "e": n == 3
+/// Never four.
+reachable four cite "S" "s": n == 4
+""")
+    r = {x.property: x for x in Verifier(spec, 2, 3, 20, 5, explore=40).run()}
+    assert r["four"].status == "bounded", r["four"].message
+    assert "(no random games: no value of parameter a, b satisfies its `where` condition)" in r["four"].message
+    assert "directed search" in r["four"].message
+
+
 def test_a_run_time_error_split_by_a_let_s_values_has_a_case_beyond_the_let_s_type():
     # y is f(x), typed 0..3 by f's declaration, and 4 where f's result faults (x = 3). Where the
     # brief questions do not settle (a big spec's), the fault's question is split by y's values

@@ -55,7 +55,7 @@ import random
 from dataclasses import dataclass, field, replace
 
 from . import ir
-from .backends.interpreter import Game, Program
+from .backends.interpreter import Game, ParamError, Program
 from .backends.runtime import Fault, Gap, copy
 from .simulate import may_reach_gap
 
@@ -601,7 +601,7 @@ def _sorted_by_proof(program: Program, goal: Goal, seed: str, viable, starts: in
     for i in range(STARTS if starts is None else starts):
         try:
             g = program.start(f"{seed}/{i}")
-        except (Fault, Gap):
+        except (Fault, Gap, ParamError):
             continue
         if not viable(goal.key, g.S, g.P):
             return True
@@ -1158,7 +1158,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
             break
         try:
             g = program.start(f"{seed}/{i}")
-        except (Fault, Gap):
+        except (Fault, Gap, ParamError):  # (ParamError: this seed's draws met no parameters' conditions)
             continue
         out_of_reach = set() if viable is None else {k for k in todo if not viable(todo[k].alias or k, g.S, g.P)}
         if out_of_reach and todo.keys() - riding <= out_of_reach:

@@ -137,6 +137,7 @@ class Verifier:
         # which proves the invariants together, has one such limit (_Budget, budget())
         self.property_timeout = property_timeout
         self._budget: _Budget | None = None
+        self._sim_error = ""  # simulation(): why the random games could not be played
         self.answers = answers  # an answers.Answers: unsat answers kept across runs, or None
         # preserved(): action -> the invariants a brief question alone did not settle for it with
         # another player count of the spec (split into cases at once here); hard_alone_at: this run's
@@ -1273,8 +1274,12 @@ class Verifier:
             from .simulate import simulate
             # games step around undecided points (each recorded where it was reached), so that they
             # get further: every finding is still a trace of legal moves from an initial state
-            self._sim = simulate(self.spec, self.n, self.games, "verify", max_steps=20_000,
-                                 avoid_gaps=True) if self.games else None
+            from .backends.interpreter import ParamError
+            try:
+                self._sim = simulate(self.spec, self.n, self.games, "verify", max_steps=20_000,
+                                     avoid_gaps=True) if self.games else None
+            except ParamError as exc:  # parameters whose conditions random draws do not meet
+                self._sim, self._sim_error = None, str(exc)
         return self._sim
 
     def simulated(self, key: str, about: ir.Property):
@@ -1530,6 +1535,8 @@ class Verifier:
         search where it ran and looked for it (searched: an invariant's violation, a reachability
         goal, an undecided point; not a run-time error, a ranking, a bound or a deadlock)."""
         note = f" nor in {self.games} simulated games" if self.games else ""
+        if self._sim_error:
+            note = f" (no random games: {self._sim_error})"
         if self._explored is not None and searched:
             note += f" nor by a directed search of {self._explored.moves:,} moves"
         return note
