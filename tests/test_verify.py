@@ -2241,6 +2241,24 @@ reachable four cite "S" "s": n == 4
     assert "directed search" in r["four"].message
 
 
+def test_the_directed_search_tries_no_move_after_the_game_has_ended():
+    # poke's guard holds only once the game is over: the search tried it there, stepped into the
+    # undecided point, and its find (no real play) was reported as a spurious witness, unknown
+    spec = compile_text("""
+game t "T"
+players 2..2 cite "P" "p"
+var n: 0..10
+init cite "S" "s" { n := 0 }
+/// Tick.
+action tick() cite "A" "a" when n < 10 { n += 1 }
+/// Enabled by its guard only once the game is over.
+action poke() cite "A" "a" when n >= 3 { undecided "what now" cite "A" "a" }
+end over cite "E" "e": n == 3
+""")
+    gap = next(x for x in Verifier(spec, 2, 4, 20, 20, explore=2000).run() if x.kind == "undecided")
+    assert gap.status == "bounded" and "directed search" in gap.message, gap.message
+
+
 def test_a_run_time_error_split_by_a_let_s_values_has_a_case_beyond_the_let_s_type():
     # y is f(x), typed 0..3 by f's declaration, and 4 where f's result faults (x = 3). Where the
     # brief questions do not settle (a big spec's), the fault's question is split by y's values

@@ -893,7 +893,8 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
                 found(key, g, g.moves)
                 gaps_beside(g)
             elif d == 0 and goal.hint[0] is not None:
-                if not try_gap(g, goal.hint[0], key):
+                # (a game that has ended has no move: the way is judged as if it had, see gap_goal)
+                if g.ended() is not None or not try_gap(g, goal.hint[0], key):
                     dists[key] = 0.5  # the way looked open but the move did not step into it
             else:
                 dists[key] = d
@@ -957,8 +958,8 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
     def gaps_beside(g: Game):
         """A state a goal asked for may be one move from an undecided point that a distance does
         not foresee (a pile that runs out within a loop, its way judged on the state before the
-        loop): try each legal move for the points still looked for."""
-        if not any(goal.gaps for goal in todo.values()):
+        loop): try each legal move for the points still looked for (none once the game has ended)."""
+        if not any(goal.gaps for goal in todo.values()) or g.ended() is not None:
             return
         for move in g.legal_moves()[:MOVES_WEIGHED]:
             exc = attempt(g, move, keep=False)
