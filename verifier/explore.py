@@ -41,7 +41,7 @@ out: `viable`) has the game's states left out of that goal's pool, and a start g
 reach of every goal searched for replaced by the next seed.
 
 Everything found is a real play: a seed, the parameters, and legal moves from an initial state,
-replayed by the caller in a fresh interpreter before it is reported. Finding nothing proves
+replayed by the caller in a fresh game before it is reported. Finding nothing proves
 nothing (the caller reports `bounded`, never `unreachable`).
 """
 
@@ -707,7 +707,7 @@ def play_legal(game: Game, moves: list) -> bool:
 
 
 def replays(program: Program, f: Found, p: ir.Property, gap=None) -> bool:
-    """Whether a find replays in `program` (a fresh interpreter: not the one searched) and does
+    """Whether a find replays in `program` (a a fresh game: not one searched) and does
     what it claims there: a reachability goal holds at the end, an invariant is false, or (gap:
     the undecided point) the last move steps into the point."""
     game = program.start(f.seed, f.params)

@@ -797,7 +797,7 @@ class Verifier:
         """What Z3 proved, the random games (which check every invariant, ranking and bound after
         every move, and meet run-time errors and deadlocks where they are) must not have broken,
         and what it proved unreachable they must not have reached: a result with such a finding
-        or witness that replays in a fresh interpreter turns into unknown, naming the defect, with
+        or witness that replays in a fresh game turns into unknown, naming the defect, with
         the game's trace. Only a run-time error of the rules counts against Z3's proof of none
         (_replays: one while evaluating a property is not of the rules). The games run here if
         nothing asked for them before (a proved result is always checked against them, when
@@ -850,7 +850,7 @@ class Verifier:
 
     def evaluation_fault(self, name: str):
         """(finding, message) of the shortest simulated game that stopped at a run-time error in
-        evaluating invariant or ranking `name`: its moves replay in a fresh interpreter without
+        evaluating invariant or ranking `name`: its moves replay in a fresh game without
         one (no property evaluated), and evaluating the property in the state they lead to raises
         one; None when no game did (or `name` is neither). Z3 takes an invariant as false where it
         faults, a ranking as broken; the interpreter, as neither (a game stops there)."""
@@ -872,7 +872,7 @@ class Verifier:
 
     def _stopped_by_properties(self) -> list:
         """(finding, game at its end) of the simulated games that stopped at a run-time error not
-        of the rules: their moves replay in a fresh interpreter, no property evaluated, without
+        of the rules: their moves replay in a fresh game, no property evaluated, without
         one. Shortest first; replayed once per run."""
         if getattr(self, "_stopped", None) is None:
             from .backends.runtime import Fault, Gap
@@ -897,7 +897,7 @@ class Verifier:
 
     def _replays(self, f) -> bool:
         """Whether a simulated game's finding (a violation, a run-time error or a deadlock) happens
-        again when its moves are replayed in a fresh interpreter from its seed. A violation: the
+        again when its moves are replayed in a fresh game from its seed. A violation: the
         invariants evaluated after a move as the game did (those the move may change, less those
         already false: one false before may fault later). A run-time error: one of the rules
         (the setup, a move, or the guards of the state the moves lead to), at the finding's
@@ -973,7 +973,7 @@ class Verifier:
                                      record_trace(self.interpreter(), f.seed, f.params, f.moves, about=p))
 
     def _enabled_after(self, f) -> bool:
-        """Whether f's last move is legal, in a fresh interpreter, after its other moves (each
+        """Whether f's last move is legal, in a fresh game, after its other moves (each
         legal, in a game not ended)."""
         from .backends.runtime import Fault, Gap
 
@@ -1450,7 +1450,7 @@ class Verifier:
         return True
 
     def replays(self, f, p: ir.Property, gap=None) -> bool:
-        """Whether a directed search's find replays in a fresh interpreter and does what it claims
+        """Whether a directed search's find replays in a fresh game and does what it claims
         there: a reachability goal holds at the end, an invariant is false, or (gap: the undecided
         point) the last move steps into the point (explore.replays)."""
         from .explore import replays
