@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import z3
 
@@ -813,6 +813,7 @@ class Verifier:
         prog = self.interpreter()
         goals = {p.name: p for p in self.spec.properties if p.kind == "reachable"}
         named = {p.name: p for p in self.spec.properties}  # what a trace judges (record_trace's about)
+        broken: list[str] = []  # the proved invariants a game breaks
         for k, r in enumerate(self.results):
             if r.status == "unreachable" and r.kind == "reachable" and r.property in sim.witnesses:
                 seed, params, moves = sim.witnesses[r.property]  # (the moves up to where it first held)
@@ -847,6 +848,17 @@ class Verifier:
                                      r.expected_violation, r.span,
                                      record_trace(prog, seed, params, moves, about=named.get(r.property) or
                                                   ir.Property(r.kind, r.property, None, None)))
+            if r.kind == "invariant" and r.status == "proved":
+                broken.append(r.property)
+        if broken:
+            # every other proof of this count assumed the proved invariants (the induction proves
+            # them together; the other questions ask of the states they allow): none stands now
+            names = ", ".join(broken)
+            for k, r in enumerate(self.results):
+                if r.status in ("proved", "unreachable"):
+                    self.results[k] = replace(r, status="unknown", message=(
+                        f"Z3 {'proved it unreachable' if r.status == 'unreachable' else 'proved it'} assuming the "
+                        f"proved invariants, but a simulated game breaks {names} (see its result): not trusted"))
 
     def evaluation_fault(self, name: str):
         """(finding, message) of the shortest simulated game that stopped at a run-time error in
