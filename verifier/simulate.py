@@ -329,16 +329,7 @@ def record_trace(program: Program, seed: str, params: list, moves: list, about=N
     every property, as the random games judge them."""
     spec = program.spec
     steps: list[TraceStep] = []
-    how, judged = {}, None
-    if about is not None:
-        judged = {about.name} if about.kind in ("terminates", "bound") else set()
-        if about.kind == "invariant":
-            how = {"only": {i for i, (q, _fn) in enumerate(program.invariants) if q.name == about.name},
-                   "rankings": False}
-        elif about.kind in ("terminates", "bound"):
-            how = {"only": set()}
-        else:
-            how = {"check": False}
+    how, judged = program.judging(about.kind, about.name) if about is not None else ({}, None)
     try:
         game = program.start(seed, params or None, judged=judged)
     except Gap as exc:

@@ -2482,12 +2482,8 @@ class Unrolling:
         # bound, the game judging no other: Program.start's judged; else nothing): a property whose
         # evaluation runs into a run-time error on the way must neither make the trace spurious nor
         # pass for a run-time error of the rules or of the property replayed
-        if target[0] == "invariant":
-            how = {"only": {i for i, (q, _fn) in enumerate(v._program.invariants) if q.name == target[1].name},
-                   "rankings": False}
-        else:
-            how = {"only": set()} if target[0] in ("terminates", "bound") else {"check": False}
-        self.judged = {target[1].name} if target[0] in ("terminates", "bound") else set()
+        judged = target[0] in ("invariant", "terminates", "bound")
+        how, self.judged = v._program.judging(target[0] if judged else "", target[1].name if judged else "")
         trace, problem = self._play(v._program, params, moves, target, how, (events, exact), m)
         self.own_chance = False
         if problem is not None:

@@ -174,6 +174,17 @@ class Program:
         """
         return Game(self, str(seed), params, fixed_params, chance, judged)
 
+    def judging(self, kind: str, name: str = "") -> tuple[dict, set]:
+        """(Game.step's keywords, start's judged) for a replay that judges property `name` of this
+        kind alone: an invariant, or a ranking or bound (`terminates`, `bound`); nothing for any
+        other kind (a reachability goal, an undecided point, a run-time error, a deadlock)."""
+        if kind == "invariant":
+            return {"only": {i for i, (q, _fn) in enumerate(self.invariants) if q.name == name},
+                    "rankings": False}, set()
+        if kind in ("terminates", "bound"):
+            return {"only": set()}, {name}
+        return {"check": False}, set()
+
     # ---- presentation ------------------------------------------------------------------
     def format(self, t: Type, value) -> str:
         return format_value(t, value, self.domains)
