@@ -2273,6 +2273,46 @@ end over cite "E" "e": n == 3
     assert gap.status == "bounded" and "directed search" in gap.message, gap.message
 
 
+@pytest.mark.parametrize("text", ["""
+game t "T"
+players 2..2 cite "P" "p"
+card K { v: 0..2 }
+zone dk: pile of K exhausted undecided "dk runs out" cite "P" "p"
+zone hb: bag of K
+var n: 0..5
+init cite "S" "s" { dk := [K(0), K(1)]  n := 0 }
+/// Draw.
+action take() cite "A" "a" when n < 5 { draw 1 from dk to hb  n += 1 }
+end over cite "E" "e": n == 0
+/// Never.
+reachable five cite "S" "s": n == 5
+""", """
+game t "T"
+players 2..2 cite "P" "p"
+var n: 0..5
+init cite "S" "s" { n := 0 }
+/// Step, which always runs into a run-time error.
+action step() cite "A" "a" when n < 5 { n := [1][n + 1] }
+end over cite "E" "e": n == 5
+/// Never.
+reachable five cite "S" "s": n == 5
+"""], ids=["ended-at-the-start-with-a-rider", "every-move-faults"])
+def test_a_directed_search_whose_kept_states_cannot_move_ends(text):
+    # the search went round for ever: in the first, the game has ended at the start, and the
+    # undecided point riding along kept its (never tried) states alive; in the second, every
+    # rollout stops at its first move, a run-time error
+    import threading
+
+    spec = compile_text(text)
+    out: list = []
+    t = threading.Thread(target=lambda: out.append(Verifier(spec, 2, 6, 10, 200, explore=20_000).run()), daemon=True)
+    t.start()
+    t.join(60)
+    assert out, "the directed search did not end"
+    five = next(r for r in out[0] if r.property == "five")
+    assert five.status == "bounded" and "directed search of 0 moves" in five.message, five.message
+
+
 def test_a_run_time_error_split_by_a_let_s_values_has_a_case_beyond_the_let_s_type():
     # y is f(x), typed 0..3 by f's declaration, and 4 where f's result faults (x = 3). Where the
     # brief questions do not settle (a big spec's), the fault's question is split by y's values

@@ -791,6 +791,7 @@ def _holds(w, g: Game) -> bool:
 
 
 STARTS = 8        # the start games of a search
+STALLED = 100     # a search stops after this many rounds in a row in which no rollout played a move
 STARTS_DRAWN = 8  # a search draws at most this many start games per one it keeps (see `viable`)
 
 
@@ -1174,6 +1175,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
     for i, g in enumerate(games):
         play(i, g, rollout)
     turn = 0
+    stalled = 0  # rounds in a row without a move
     while searching() and out.moves < budget:
         if pause is not None and paused_now():
             more, out_of_reach = pause[1](list(dict.fromkeys(g.alias or k for k, g in todo.items())))
@@ -1203,6 +1205,10 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
                     go(rng.choices(nodes, weights=[1.0 / (1 + n.chosen) ** 0.5 for n in nodes])[0])
             if out.moves >= budget:
                 break
-        if out.moves == before and all(n.dead for n in itertools.chain(cells.values(), *pools.values())):
-            break  # no kept state can move any more
+        stalled = stalled + 1 if out.moves == before else 0
+        if stalled and all(n.dead for n in itertools.chain(
+                cells.values(), *(pools.get(k, ()) for k in todo if k not in riding))):
+            break  # no kept state can move any more (a rider's pool has no turns: its states are never tried)
+        if stalled >= STALLED:
+            break  # kept states whose rollouts all stop at once (every move they try runs into a run-time error)
     return out
