@@ -2446,3 +2446,10 @@ def test_a_pile_followed_card_by_card_known_to_hold_more_than_its_capacity_gives
     assert card == 0 and rest.size == 3
     card, rest = Ctx.seq_pop(None, SeqPileV([0, 1, 2], 3, 3), "top")
     assert card == 2 and rest.size == 2
+
+
+def test_the_top_of_a_pile_followed_card_by_card_known_to_hold_more_than_its_capacity_is_no_card():
+    # as above, for top(): a differential fuzzer's spec read the top past the positions (an IndexError)
+    from verifier.backends.z3 import SeqPileV
+    assert SeqPileV([0, 1, 2], 4, 3).top.val == 0
+    assert SeqPileV([0, 1, 2], 3, 3).top.val == 2

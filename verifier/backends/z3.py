@@ -93,8 +93,8 @@ class SeqPileV:
     @property
     def top(self):
         n = concrete(self.size)
-        if n is not None:
-            return OptV(n > 0, self.items[n - 1] if n > 0 else 0)
+        if n is not None:  # (a known size beyond the capacity follows a run-time error: no card of the pile)
+            return OptV(n > 0, self.items[n - 1] if 0 < n <= len(self.items) else 0)
         return OptV(self.size > 0, select(self.items, self.size - 1, 0))
 
 
