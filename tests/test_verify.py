@@ -2313,6 +2313,27 @@ def test_a_directed_search_whose_kept_states_cannot_move_ends(text):
     assert five.status == "bounded" and "directed search of 0 moves" in five.message, five.message
 
 
+def test_a_directed_search_stops_a_rollout_where_listing_the_moves_runs_into_a_run_time_error():
+    # peek's guard reads past its list from n = 2 on: a game stops there, and so does a rollout
+    # of the directed search (the error crashed verify)
+    spec = compile_text("""
+game t "T"
+players 2..2 cite "P" "p"
+var n: 0..5
+init cite "S" "s" { n := 0 }
+/// Step.
+action step() cite "A" "a" when n < 5 { n += 1 }
+/// Peek, whose guard runs into a run-time error from n = 2 on.
+action peek() cite "A" "a" when [1, 1][n] == 1 { n := n }
+end over cite "E" "e": n == 5
+/// Five.
+reachable five cite "S" "s": n == 5
+""")
+    r = {x.property: x for x in Verifier(spec, 2, 3, 20, 10, explore=500).run()}
+    assert r["no_runtime_errors"].status == "violated", r["no_runtime_errors"].message
+    assert r["five"].status == "bounded" and "directed search" in r["five"].message, r["five"].message
+
+
 def test_a_run_time_error_split_by_a_let_s_values_has_a_case_beyond_the_let_s_type():
     # y is f(x), typed 0..3 by f's declaration, and 4 where f's result faults (x = 3). Where the
     # brief questions do not settle (a big spec's), the fault's question is split by y's values

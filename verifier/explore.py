@@ -783,6 +783,24 @@ def _digest(gi: int, S: list) -> bytes:
     return hashlib.blake2b(data, digest_size=8).digest()
 
 
+def _over(g: Game) -> bool:
+    """Whether no move follows in g's state: the game has ended, or its end conditions run into a
+    run-time error or an undecided point (a game stops there)."""
+    try:
+        return g.ended() is not None
+    except (Fault, Gap):
+        return True
+
+
+def _moves(g: Game) -> list:
+    """g's legal moves; none where listing them runs into a run-time error or an undecided point
+    (a guard's: a game stops there)."""
+    try:
+        return g.legal_moves()
+    except (Fault, Gap):
+        return []
+
+
 def _holds(w, g: Game) -> bool:
     try:
         return bool(w(g.S, g.P))
@@ -895,7 +913,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
                 gaps_beside(g)
             elif d == 0 and goal.hint[0] is not None:
                 # (a game that has ended has no move: the way is judged as if it had, see gap_goal)
-                if g.ended() is not None or not try_gap(g, goal.hint[0], key):
+                if _over(g) or not try_gap(g, goal.hint[0], key):
                     dists[key] = 0.5  # the way looked open but the move did not step into it
             else:
                 dists[key] = d
@@ -960,9 +978,9 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         """A state a goal asked for may be one move from an undecided point that a distance does
         not foresee (a pile that runs out within a loop, its way judged on the state before the
         loop): try each legal move for the points still looked for (none once the game has ended)."""
-        if not any(goal.gaps for goal in todo.values()) or g.ended() is not None:
+        if not any(goal.gaps for goal in todo.values()) or _over(g):
             return
-        for move in g.legal_moves()[:MOVES_WEIGHED]:
+        for move in _moves(g)[:MOVES_WEIGHED]:
             exc = attempt(g, move, keep=False)
             if isinstance(exc, Gap):
                 gap_found(exc, g, move)
@@ -1061,9 +1079,9 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         """A rollout of at most `length` random moves (`last_choice` follows the moves that had
         another legal move beside them)."""
         for _ in range(length):
-            if not searching() or out.moves >= budget or g.ended() is not None:
+            if not searching() or out.moves >= budget or _over(g):
                 break
-            moves = g.legal_moves()
+            moves = _moves(g)
             if len(moves) > 1:
                 last_choice[0] = len(g.moves)
             if not step(g, moves):
@@ -1079,7 +1097,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         rollout came from does (Monte Carlo tree search backs up a rollout's value the same way).
         Only then: a state with choices left stays the better start, and a goal that needs the
         game to go on (the longest game) would be held back by states behind the frontier."""
-        if g.ended() is None:
+        if not _over(g):
             return
         for key, (d, at) in reached.items():
             if key not in todo or not node.meta or last_choice[0] >= at:
@@ -1113,7 +1131,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         g.chance.setstate(node.chance)
         g.moves[:] = node.moves
         out.restores += 1
-        if g.ended() is not None or not g.legal_moves():
+        if _over(g) or not _moves(g):
             node.dead = True
             return
         r = rng.random()
@@ -1130,7 +1148,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         heavy[0] = greedy > 0 and rng.random() < greedy
         play(node.game, g, rng.randint(1, rollout))
         heavy[0] = False
-        if last_choice[0] < 0 and g.ended() is not None:
+        if last_choice[0] < 0 and _over(g):
             node.dead = True  # only forced moves to the end: the same rollout every time (its chance is kept)
         inherit(node, g)
         shunned = set()
