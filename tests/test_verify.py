@@ -2334,6 +2334,26 @@ reachable five cite "S" "s": n == 5
     assert r["five"].status == "bounded" and "directed search" in r["five"].message, r["five"].message
 
 
+def test_a_simulated_game_whose_setup_reaches_an_undecided_point_keeps_its_parameters():
+    # the game's setup raised, and its finding had no parameters (k = 1 is what reaches the point)
+    spec = compile_text("""
+game g "G"
+players 2..2 cite "P" "p"
+param k: 0..2 cite "P" "p"
+var x: 0..3
+init cite "P" "p" {
+  if k == 1 {
+    undecided "u" cite "P" "p"
+  }
+}
+/// A.
+action a0() cite "P" "p" when x < 3 { x := x + 1 }
+""")
+    gap = next(r for r in Verifier(spec, 2, 3, 20, 30, explore=0).run() if r.kind == "undecided")
+    assert gap.status == "reachable" and "simulated game" in gap.message, gap.message
+    assert gap.trace.params == [1], gap.trace.params
+
+
 def test_a_run_time_error_split_by_a_let_s_values_has_a_case_beyond_the_let_s_type():
     # y is f(x), typed 0..3 by f's declaration, and 4 where f's result faults (x = 3). Where the
     # brief questions do not settle (a big spec's), the fault's question is split by y's values
