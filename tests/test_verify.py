@@ -2354,6 +2354,30 @@ action a0() cite "P" "p" when x < 3 { x := x + 1 }
     assert gap.trace.params == [1], gap.trace.params
 
 
+def test_the_directed_search_compares_a_pile_and_a_bag_as_the_interpreter_does():
+    # dp == hb holds in every reachable state (both stay empty); the search compared the pile's list
+    # with the bag's counts, took it as false at the start, and its find was reported spurious
+    spec = compile_text("""
+game g "G"
+players 2..2 cite "P" "p"
+card K { v: 0..2 }
+zone dk: pile of K
+zone dp: pile of K
+zone hb: bag of K
+var x: 0..3
+var y: 0..3
+init cite "P" "p" { dk := [K(0)] }
+/// A.
+action a0() cite "P" "p" when x < 3 { x := x + 1 }
+/// Never enabled.
+action a1() cite "P" "p" when y == 2 { move all from dk to dp }
+/// Alike.
+invariant inv cite "P" "p": dp == hb
+""")
+    inv = next(r for r in Verifier(spec, 2, 6, 10, 30, explore=2000).run() if r.property == "inv")
+    assert inv.status == "bounded" and "directed search" in inv.message, inv.message
+
+
 def test_a_run_time_error_split_by_a_let_s_values_has_a_case_beyond_the_let_s_type():
     # y is f(x), typed 0..3 by f's declaration, and 4 where f's result faults (x = 3). Where the
     # brief questions do not settle (a big spec's), the fault's question is split by y's values

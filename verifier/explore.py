@@ -167,6 +167,9 @@ def _distance(program: Program, e: ir.Expr, negated: bool, env, summed: bool = F
         counted = _count_distance(program, op, e.left, e.right, env)
         if counted is not None:
             return counted, 1
+        if _converted(e):  # a pile against a bag or a list: compared as the interpreter compares them
+            f = _compile(program, e, env)
+            return (lambda S, P, *v: 1.0 if f(S, P, *v) == negated else 0.0), 1
         lf, rf = _compile(program, e.left, env), _compile(program, e.right, env)
         cmp = _cmp_fn(op)
         return (lambda S, P, *v: cmp(lf(S, P, *v), rf(S, P, *v))), 1
@@ -177,6 +180,17 @@ def _distance(program: Program, e: ir.Expr, negated: bool, env, summed: bool = F
     if negated:
         return (lambda S, P, *v: 1.0 if f(S, P, *v) else 0.0), 1
     return (lambda S, P, *v: 0.0 if f(S, P, *v) else 1.0), 1
+
+
+def _converted(e: ir.Binary) -> bool:
+    """Whether the interpreter compares this (in)equality's sides after converting one (a pile
+    against a list, a bag against a pile: pycode's ex_Binary), not as the values they are."""
+    from .types import BagT, ListT, PileT
+
+    lt, rt = e.left.type, e.right.type
+    return e.op in ("==", "!=") and (
+        isinstance(lt, PileT) and isinstance(rt, ListT) or isinstance(rt, PileT) and isinstance(lt, ListT)
+        or isinstance(lt, BagT) != isinstance(rt, BagT) and isinstance(lt, (BagT, PileT)))
 
 
 def _count_parts(program: Program, e: ir.Expr, env):
