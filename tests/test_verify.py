@@ -2378,6 +2378,32 @@ invariant inv cite "P" "p": dp == hb
     assert inv.status == "bounded" and "directed search" in inv.message, inv.message
 
 
+def test_a_violation_s_trace_goes_on_past_the_invariant_s_own_run_time_error():
+    # inv cannot be evaluated after move 1 (K(0) is not in dk) and is false after move 3: the
+    # directed search's play is real, and its trace used to stop at move 1, blaming the move
+    spec = compile_text("""
+game g "G"
+players 2..2 cite "P" "p"
+card K { v: 0..1 }
+zone dk: pile of K
+zone dp: pile of K
+var x: 0..3
+init cite "P" "p" { dk := [K(0)] }
+/// A.
+action a0() cite "P" "p" when x < 3 {
+  x := x + 1
+  if x == 1 { move K(0) from dk to dp }
+  if x == 2 { move K(0) from dp to dk }
+}
+/// I.
+invariant inv cite "P" "p": rank(dk, K(0)) + x < 3
+""")
+    inv = next(r for r in Verifier(spec, 2, 6, 10, 30, explore=2000).run() if r.property == "inv")
+    assert inv.status == "violated" and inv.depth == 3, inv.message
+    assert len(inv.trace.steps) == 3 and inv.trace.outcome["property"] == "inv", inv.trace.outcome
+    assert "evaluating inv runs into a run-time error" in inv.trace.steps[0].changes[-1]
+
+
 def test_a_run_time_error_split_by_a_let_s_values_has_a_case_beyond_the_let_s_type():
     # y is f(x), typed 0..3 by f's declaration, and 4 where f's result faults (x = 3). Where the
     # brief questions do not settle (a big spec's), the fault's question is split by y's values

@@ -341,14 +341,26 @@ def record_trace(program: Program, seed: str, params: list, moves: list, about=N
         return Trace(spec, program.players, seed, list(params), steps, [], {"kind": "fault", "message": exc.message, "setup": True})
     states = [game.snapshot()]
     outcome: dict = {"kind": "open"}
-    if about is not None and about.kind == "invariant":  # false from the start (a finding of no move)
-        fn = next(fn for q, fn in program.invariants if q.name == about.name)
+    # an invariant the trace is about is judged here, after the moves of the rules: where its own
+    # evaluation runs into a run-time error, the step says so and the trace goes on (the directed
+    # search's play went on; a random game's stops there, so its findings never meet one)
+    inv = next(fn for q, fn in program.invariants if q.name == about.name) \
+        if about is not None and about.kind == "invariant" else None
+    if inv is not None:
+        how = {"check": False}
+
+    def judge(after: str) -> str | None:
+        """The invariant's run-time error, if any, or None; the outcome is its violation where false."""
+        nonlocal outcome
         try:
-            if not fn(game.S, game.P):
+            if not inv(game.S, game.P):
                 outcome = {"kind": "violation", "property": about.name,
-                           "message": "the invariant is false in the initial state"}
-        except (Fault, Gap):
-            pass
+                           "message": f"the invariant is false {after}"}
+        except (Fault, Gap) as exc:
+            return f"evaluating {about.name} runs into a run-time error: {getattr(exc, 'message', exc)}"
+        return None
+    if inv is not None:  # false from the start (a finding of no move)
+        judge("in the initial state")
     try:
         for i, move in enumerate(moves, 1):
             a = spec.actions[move[0]]
@@ -356,8 +368,10 @@ def record_trace(program: Program, seed: str, params: list, moves: list, about=N
             violations = game.step(move, **how)
             after = game.snapshot()
             states.append(after)
+            changes = describe_changes(spec, program.domains, before, after)
+            note = judge("after this step") if inv is not None else None
             steps.append(TraceStep(i, a.name, move[1], program.move_label(move), a.cite,
-                                   describe_changes(spec, program.domains, before, after)))
+                                   changes + [note] if note else changes))
             if violations:
                 v = violations[0]
                 outcome = {"kind": "violation", "property": v.prop.name, "message": v.message}
