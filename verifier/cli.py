@@ -94,7 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "what Z3 ruled out, replayed, turns it into unknown, naming the defect, with the "
                                    "game's trace; where it breaks a proved invariant, every other proof of that "
                                    "player count (each assumed the proved invariants) turns into unknown too. "
-                                   "Statuses: proved, bounded (k = depth), violated (with a trace), unknown (time-out, unsupported, Z3 and a replayed game "
+                                   "Statuses: proved, bounded (k = depth), violated (with a trace), unknown "
+                                   "(time-out, unsupported, Z3 and a replayed game "
                                    "disagree, or an invariant a game cannot evaluate), and for reachability reachable / unreachable. With no SPEC: every "
                                    "spec under spec/.")
     v.add_argument("specs", nargs="*", metavar="SPEC", help=".rules files or folders (default: spec/)")

@@ -721,7 +721,7 @@ def play_legal(game: Game, moves: list) -> bool:
 
 
 def replays(program: Program, f: Found, p: ir.Property, gap=None) -> bool:
-    """Whether a find replays in `program` (a a fresh game: not one searched) and does
+    """Whether a find replays in `program` (a fresh game: not one searched) and does
     what it claims there: a reachability goal holds at the end, an invariant is false, or (gap:
     the undecided point) the last move steps into the point."""
     game = program.start(f.seed, f.params)

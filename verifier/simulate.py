@@ -325,9 +325,10 @@ def simulate(spec: ir.Spec, players: int, games: int, seed, max_steps: int = 100
 
 def record_trace(program: Program, seed: str, params: list, moves: list, about=None) -> Trace:
     """Replay moves from a seed, keeping every state and what each step changed. `about`: the
-    property (an ir.Property) of a play found with no property judged (the directed search's):
-    only it is evaluated after each move (nothing for a reachability goal, an undecided point or
-    an action), so that another property's run-time error does not cut the trace short; None:
+    property (an ir.Property) the trace is shown for: only it is evaluated after each move
+    (nothing for a reachability goal, an undecided point, a run-time error, a deadlock or an
+    action), so that another property's run-time error does not cut the trace short (the directed
+    search plays with none judged; a random game judges an invariant no more once false); None:
     every property, as the random games judge them."""
     spec = program.spec
     steps: list[TraceStep] = []
