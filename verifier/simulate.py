@@ -297,8 +297,7 @@ def simulate(spec: ir.Spec, players: int, games: int, seed, max_steps: int = 100
             kind = stopping[0].kind
             report.stopped[kind] = report.stopped.get(kind, 0) + 1
         # (a setup that raised: the parameters it was given, drawn from the seed as the game drew them)
-        params = game.params if game is not None else program.draw_params(
-            random.Random(f"{game_seed}/params"))[:len(spec.params)]
+        params = game.params if game is not None else program.params_of(game_seed)[:len(spec.params)]
         for f in result.avoided:
             report.avoided[f.key] = report.avoided.get(f.key, 0) + 1
         stopped_keys = {f.key for f in result.findings}

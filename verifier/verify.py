@@ -2329,7 +2329,6 @@ class Unrolling:
         self.reason = ""
         self.evaluation_error = False  # replay(): the trace's problem is a property's run-time error, not the prover's
         self.own_chance = False  # replay(): the trace is played with the interpreter's own chance, not the model's
-        self.judged: set = set()  # replay(): the rankings and bounds the replay's games evaluate (Program.start)
 
     def reach(self, i: int):
         """Make states 0..i exist (steps up to i encoded)."""
@@ -2482,8 +2481,8 @@ class Unrolling:
         # bound, the game judging no other: Program.start's judged; else nothing): a property whose
         # evaluation runs into a run-time error on the way must neither make the trace spurious nor
         # pass for a run-time error of the rules or of the property replayed
-        judged = target[0] in ("invariant", "terminates", "bound")
-        how, self.judged = v._program.judging(target[0] if judged else "", target[1].name if judged else "")
+        about = target[0] in ("invariant", "terminates", "bound")
+        how = v._program.judging(target[0] if about else "", target[1].name if about else "")
         trace, problem = self._play(v._program, params, moves, target, how, (events, exact), m)
         self.own_chance = False
         if problem is not None:
@@ -2502,14 +2501,16 @@ class Unrolling:
     def _play(self, program, params, moves, target, how, forced, m) -> tuple[Trace, str | None]:
         """Play the moves in `program` as a game does: (trace, why it is spurious), the chance
         forced to the model m's draws (forced: (events, exact)) and each state compared with m's;
-        with forced None, the program's own chance (seed "z3") and no state compared."""
+        with forced None, the program's own chance (seed "z3") and no state compared. `how`: what
+        the game judges (Program.judging: Game.step's keywords, start's judged)."""
         v, enc, spec = self.v, self.enc, self.v.spec
         steps: list[TraceStep] = []
         states = []
         outcome: dict = {"kind": "open"}
         problem = None
         try:
-            game = program.start("z3", params, judged=self.judged,
+            keywords, judged = how
+            game = program.start("z3", params, judged=judged,
                                  **({"chance": ForcedChance(*forced)} if forced else {}))
             states.append(game.snapshot())
             problem = _compare(enc, m, spec, self.states[0], game.S, 0) if forced else None
@@ -2533,7 +2534,7 @@ class Unrolling:
                     break
                 before = states[-1]
                 try:
-                    violations = game.step(move, **how)
+                    violations = game.step(move, **keywords)
                 except Gap as exc:
                     steps.append(TraceStep(i, a.name, move[1], program.move_label(move), a.cite,
                                            [f"reaches an undecided point: {spec.undecided[exc.id].reason}"]))
@@ -2546,7 +2547,7 @@ class Unrolling:
                                            [f"run-time error: {exc.message}"]))
                     outcome = {"kind": "fault", "message": exc.message}
                     if target[0] in ("invariant", "terminates", "bound") and \
-                            self._completes(program, params, forced, moves[:i], self.judged):
+                            self._completes(program, params, forced, moves[:i], judged):
                         # the move completes: the error is the property's, evaluated after it
                         what = "false" if target[0] == "invariant" else "broken"
                         outcome = {"kind": "evaluation", "message": exc.message}

@@ -116,6 +116,10 @@ class Program:
         return [copy(v) for v in self._defaults]
 
     # ---- parameters --------------------------------------------------------------------
+    def params_of(self, seed: str, fixed=None) -> list:
+        """The parameters a game from `seed` draws (unless given)."""
+        return self.draw_params(random.Random(f"{seed}/params"), fixed)
+
     def draw_params(self, rng: random.Random, fixed=None) -> list:
         """Draw every parameter at random (those in `fixed` by name are given), then test `where`."""
         fixed = fixed or {}
@@ -207,7 +211,7 @@ class Game:
         self.seed = seed
         ns = program.ns
         if params is None:
-            params = program.draw_params(random.Random(f"{seed}/params"), fixed_params)
+            params = program.params_of(seed, fixed_params)
         self.P = list(params) + [None] * (len(program.spec.params) + len(program.spec.consts) - len(params))
         ns["consts"](self.P)
         self.chance = chance if chance is not None else Chance(f"{seed}/chance")
