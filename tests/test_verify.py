@@ -2010,6 +2010,25 @@ end fin cite "P" "p": x == 1
     assert r["no_deadlock"].status == "violated" and r["no_deadlock"].depth == 0, r["no_deadlock"].message
 
 
+def test_a_deadlock_the_bounded_search_finds_ends_its_trace_as_a_deadlock():
+    # after a, x is 1: not the end (x == 2), and no move is legal. No random games, no search:
+    # the trace is the bounded search's, replayed; it ends as a simulated game's deadlock does
+    spec = compile_text("""
+game g "G"
+players 2..2 cite "P" "p"
+var x: 0..2
+init cite "P" "p" { x := 0 }
+/// A.
+action a() cite "P" "p" when x == 0 { x := 1 }
+end fin cite "P" "p": x == 2
+""")
+    r = {x.property: x for x in Verifier(spec, 2, 3, 20, 0, explore=0).run()}
+    d = r["no_deadlock"]
+    assert d.status == "violated" and d.depth == 1, d.message
+    assert d.message == "a deadlock after 1 move (replayed)"
+    assert d.trace.outcome == {"kind": "deadlock"} and [s.action for s in d.trace.steps] == ["a"]
+
+
 CUBES = """
 game g "G"
 players 2..2 cite "P" "p"

@@ -8,6 +8,7 @@ import sys
 from .cli import EXIT_FOUND, EXIT_INPUT, EXIT_OK, emit_json, print_diagnostics
 from .diagnostics import UserError, error
 from .pipeline import expand_paths, load, load_spec
+from .trace import moves_text
 
 
 def _check_players(spec, n: int | None) -> list[int]:
@@ -184,7 +185,7 @@ def _print_sim(rep, traces, saved) -> None:
         if f.expected:
             print(f"    expected: {f.expected}")
         t = traces[(rep.players, f.key)]
-        print(f"    shortest: {len(f.moves)} moves, game seed \"{f.seed}\"" +
+        print(f"    shortest: {moves_text(len(f.moves))}, game seed \"{f.seed}\"" +
               (f", saved as {saved[(rep.players, f.key)]}" if (rep.players, f.key) in saved else ""))
         body = t.render(max_changes=6)
         lines = body.splitlines()

@@ -32,6 +32,7 @@ from .backends.interpreter import Game, Program
 from .backends.runtime import Fault, Gap, copy
 from .backends.z3 import (AND, EQ, IMPLIES, NOT, BagV, Ctx, Encoder, MapV, OptV, PileV, SeqV, SetV, Unsupported,
                           concrete)
+from .trace import moves_text
 from .types import (BagT, BoolT, EnumT, IntT, ListT, MapT, OptT, OrderT, PileT, PlayerT, RecordT, SetT, TupleT, Type,
                     format_value)
 
@@ -115,7 +116,7 @@ class Disagreement:
     move: tuple | None = None                   # the move compared (None for a value)
 
     def render(self, program: Program | None = None) -> str:
-        where = f' (seed "{self.seed}", after {len(self.moves)} moves)' if self.seed else ""
+        where = f' (seed "{self.seed}", after {moves_text(len(self.moves))})' if self.seed else ""
         return f"[{self.kind}] {self.what}: {self.message}{where}"
 
 

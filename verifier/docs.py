@@ -24,6 +24,7 @@ from .markdown import anchor, code, fence, md, quoted, table
 from .prose import Item, Prose, cite_text, render_items
 from .results import Result, ResultsIndex, simulated_results
 from .source import Span, lookup
+from .trace import moves_text
 from .types import BagT, BoolT, Domains, EnumT, MapT, PileT, PlayerT, format_value
 
 MARKER = ".rulespec-generated"
@@ -597,7 +598,7 @@ class SpecPages:
                     t = d.traces.get((rep.players, f.key))
                     if t is not None:
                         out.append(f"**Shortest game reaching it with {rep.players} players** "
-                                   f"({len(f.moves)} moves). " + _trace_md(t.to_json(), limit=25))
+                                   f"({moves_text(len(f.moves))}). " + _trace_md(t.to_json(), limit=25))
                     break
             out.append(formal(u.span))
         verify = [r for r in d.results if r.kind == "undecided"]

@@ -25,7 +25,7 @@ from .backends.hypothesis import Failure, Play, play
 from .backends.interpreter import Program
 from .simulate import gap_finding, record_trace, violation_finding
 from .source import Span
-from .trace import Trace
+from .trace import Trace, moves_text
 
 DEFAULT_MAX_STEPS = 2000
 MAX_STEPS = 3000  # Hypothesis keeps 8 KB of choices per example: about 4000 one-byte choices, up to two a move
@@ -297,7 +297,7 @@ def print_report(rep: FuzzReport, out=None) -> None:
     if rep.unsatisfiable:
         w("  Hypothesis could not generate a single complete example (every one was cut short)")
     for g in sorted(rep.gaps.values(), key=lambda g: -g.count):
-        w(f"  [gap] {g.title}: in {g.count} of {rep.examples} examples (the shortest after {g.shortest} moves)")
+        w(f"  [gap] {g.title}: in {g.count} of {rep.examples} examples (the shortest after {moves_text(g.shortest)})")
         if g.span:
             w(f"    at {g.span}" + (f"  {g.cite.label()}" if g.cite else ""))
     props = {p.name: p for p in spec.properties}
@@ -309,7 +309,7 @@ def print_report(rep: FuzzReport, out=None) -> None:
         w("  failures       none")
         return
     for f in rep.failures:
-        w(f"\n  [{f.kind}] {f.title}: shrunk from {f.length_before} to {f.length_after} moves")
+        w(f"\n  [{f.kind}] {f.title}: shrunk from {f.length_before} to {moves_text(f.length_after)}")
         if f.span:
             w(f"    at {f.span}" + (f"  {f.cite.label()}" if f.cite else ""))
         w(f"    game seed \"{f.seed}\"" + (f", saved as {f.trace_file}" if f.trace_file else ""))

@@ -17,7 +17,7 @@ from .backends.runtime import Fault, Gap
 from .diagnostics import UserError, did_you_mean, error
 from .parse import MAX_BYTES
 from .source import SourceFile, Span, register, snippet
-from .trace import ItfCodec, ItfError, Trace, TraceStep, describe_changes, state_offsets
+from .trace import ItfCodec, ItfError, Trace, TraceStep, describe_changes, moves_text, state_offsets
 from .types import Domains, format_value
 
 
@@ -32,11 +32,11 @@ class ReplayResult:
         kind = o["kind"]
         n = len(self.trace)
         text = {
-            "end": f"replayed {n} moves: every move legal; the game ended ({o.get('end')})",
-            "open": f"replayed {n} moves: every move legal; the game goes on",
-            "gap": f"replayed {n} moves: the last reaches an undecided point: {o.get('reason')}",
-            "fault": f"replayed {n} moves: run-time error of the spec at move {o.get('step')}: {o.get('message')}",
-            "deadlock": f"replayed {n} moves: every move legal, but no move is left and the game has not ended (deadlock)",
+            "end": f"replayed {moves_text(n)}: every move legal; the game ended ({o.get('end')})",
+            "open": f"replayed {moves_text(n)}: every move legal; the game goes on",
+            "gap": f"replayed {moves_text(n)}: the last reaches an undecided point: {o.get('reason')}",
+            "fault": f"replayed {moves_text(n)}: run-time error of the spec at move {o.get('step')}: {o.get('message')}",
+            "deadlock": f"replayed {moves_text(n)}: every move legal, but no move is left and the game has not ended (deadlock)",
         }[kind]
         for v in o.get("violations", []):
             tag = "expected: " if v["expected"] else ""

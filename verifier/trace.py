@@ -18,6 +18,11 @@ from .types import (BagT, BoolT, Domains, EnumT, IntT, ListT, MapT, OptT, OrderT
 ITF_DESCRIPTION = "https://apalache-mc.org/docs/adr/015adr-trace.html"
 
 
+def moves_text(n: int) -> str:
+    """A number of moves in a message: "1 move", "3 moves"."""
+    return "1 move" if n == 1 else f"{n} moves"
+
+
 @dataclass
 class TraceStep:
     index: int

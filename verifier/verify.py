@@ -30,7 +30,7 @@ from .backends.runtime import Fault, ForcedChance, Gap, Spurious
 from .backends.z3 import (BEYOND_EXACT, AND, EQ, IMPLIES, NOT, OR, BagV, Encoder, MapV, OptV, PileV, SeqPileV, SeqV, SetV, StepResult,
                           Unsupported, _consts, _lt, _model_bool, _model_int, assert_all, concrete,
                           is_false)
-from .trace import Trace, TraceStep, describe_changes
+from .trace import Trace, TraceStep, describe_changes, moves_text
 from .types import BagT, BoolT, EnumT, IntT, MapT, PileT, PlayerT, format_value
 
 
@@ -843,7 +843,7 @@ class Verifier:
                 continue
             self.results[k] = Result(r.property, r.kind, self.n, "unknown", r.seconds,
                                      f"Z3 {'proved it unreachable' if r.status == 'unreachable' else 'proved it'}, but "
-                                     f"a simulated game {what}, replayed after {n} moves (seed \"{seed}\"): a defect "
+                                     f"a simulated game {what}, replayed after {moves_text(n)} (seed \"{seed}\"): a defect "
                                      "of rulespec's Z3 encoding or its interpreter, please report it", n, r.cite,
                                      r.expected_violation, r.span,
                                      record_trace(prog, seed, params, moves, about=named.get(r.property) or
@@ -968,7 +968,7 @@ class Verifier:
                 if f is not None and self._enabled_after(f):
                     self.results[k] = Result(r.property, r.kind, self.n, "unknown", r.seconds,
                                              "Z3 proved it never enabled, but the directed search played it (replayed "
-                                             f"after {len(f.moves) - 1} moves): a defect of rulespec's Z3 encoding, "
+                                             f"after {moves_text(len(f.moves) - 1)}): a defect of rulespec's Z3 encoding, "
                                              "please report it", len(f.moves) - 1, r.cite, r.expected_violation,
                                              r.span, record_trace(self.interpreter(), f.seed, f.params, f.moves[:-1],
                                                                   about=ir.Property("action", r.property, None, None)))
@@ -980,7 +980,7 @@ class Verifier:
                 continue
             self.results[k] = Result(r.property, r.kind, self.n, "unknown", r.seconds,
                                      "Z3 proved it unreachable, but the directed search reached it (replayed after "
-                                     f"{len(f.moves)} moves): a defect of rulespec's Z3 encoding, please report it",
+                                     f"{moves_text(len(f.moves))}): a defect of rulespec's Z3 encoding, please report it",
                                      len(f.moves), r.cite, r.expected_violation, r.span,
                                      record_trace(self.interpreter(), f.seed, f.params, f.moves, about=p))
 
@@ -1446,7 +1446,7 @@ class Verifier:
         ok = self.replays(f, p, gap)
         trace = record_trace(self.interpreter(), f.seed, f.params, f.moves, about=p)
         if not ok:  # the search and a fresh replay disagree: reported, never trusted
-            self.add(p, "unknown", t0, f"spurious: the directed search's witness ({len(f.moves)} moves) does not "
+            self.add(p, "unknown", t0, f"spurious: the directed search's witness ({moves_text(len(f.moves))}) does not "
                                        "reach it when replayed", depth=len(f.moves), trace=trace,
                      kind="undecided" if gap is not None else None)
             return True
@@ -1457,7 +1457,7 @@ class Verifier:
             self.add(p, "reachable", t0, how, depth=len(f.moves), trace=trace)
         else:
             self.add(p, "violated", t0, f"violated: a directed search of {ex.moves:,} moves found a play of "
-                                        f"{len(f.moves)} moves that breaks it (replayed)", depth=len(f.moves),
+                                        f"{moves_text(len(f.moves))} that breaks it (replayed)", depth=len(f.moves),
                      trace=trace)
         return True
 
@@ -1475,7 +1475,7 @@ class Verifier:
         if found is None:
             return False
         trace, f = found
-        self.add(p, "violated", t0, f"violated in a simulated game after {len(f.moves)} moves (seed \"{f.seed}\"): "
+        self.add(p, "violated", t0, f"violated in a simulated game after {moves_text(len(f.moves))} (seed \"{f.seed}\"): "
                                     f"{f.message}", depth=len(f.moves), trace=trace, kind=kind)
         return True
 
@@ -1512,7 +1512,7 @@ class Verifier:
             return
         if self.from_evaluation_fault(p, t0):
             return
-        msg = f"{why}" + (f": {cti}" if cti else "") + f"; no violation within {self.depth} moves" + self.games_note()
+        msg = f"{why}" + (f": {cti}" if cti else "") + f"; no violation within {moves_text(self.depth)}" + self.games_note()
         self.add(p, "bounded", t0, msg, depth=self.depth)
 
     def from_evaluation_fault(self, p: ir.Property, t0) -> bool:
@@ -1526,7 +1526,7 @@ class Verifier:
 
         f, message = found
         self.add(p, "unknown", t0, f"evaluating {p.name} runs into a run-time error ({message}) in a simulated game "
-                                   f"after {len(f.moves)} moves (seed \"{f.seed}\"): the interpreter takes it as "
+                                   f"after {moves_text(len(f.moves))} (seed \"{f.seed}\"): the interpreter takes it as "
                                    "neither true nor false there, Z3 as " + ("broken" if p.kind == "terminates" else "false"),
                  depth=len(f.moves),
                  trace=record_trace(self.interpreter(), f.seed, f.params, f.moves, about=p))
@@ -1537,7 +1537,7 @@ class Verifier:
         `first` on), unknown when it finished none."""
         lead = f"{why}; " if why else ""
         if i > first:
-            self.add(p, "bounded", t0, f"{lead}no violation within {i - 1} moves (the search at depth {i} stopped: "
+            self.add(p, "bounded", t0, f"{lead}no violation within {moves_text(i - 1)} (the search at depth {i} stopped: "
                                        f"{reason})" + self.games_note(p.kind == "invariant"), depth=i - 1, kind=kind)
         else:
             self.add(p, "unknown", t0, f"{lead}bounded search stopped at depth {i}: {reason}", depth=i, kind=kind)
@@ -1563,19 +1563,19 @@ class Verifier:
             if p.kind == "reachable":
                 w = self.simulated_witness(p)
                 if w is not None:
-                    self.add(p, "reachable", t0, f"reached in a simulated game after {len(w.steps)} moves", trace=w)
+                    self.add(p, "reachable", t0, f"reached in a simulated game after {moves_text(len(w.steps))}", trace=w)
                     return
             elif self.from_simulation(p, f"violation:{p.name}", t0):
                 return
             if u.evaluation_error:  # a real play, on which the property cannot be evaluated
-                self.add(p, "unknown", t0, f"a play of {i} moves (replayed): {problem}", depth=i, trace=trace)
+                self.add(p, "unknown", t0, f"a play of {moves_text(i)} (replayed): {problem}", depth=i, trace=trace)
                 return
-            self.add(p, "unknown", t0, f"spurious counterexample of {i} moves: {problem}", depth=i, trace=trace)
+            self.add(p, "unknown", t0, f"spurious counterexample of {moves_text(i)}: {problem}", depth=i, trace=trace)
         else:
             what = "reached" if p.kind == "reachable" else "violated"
             status = "reachable" if p.kind == "reachable" else "violated"
             how = " with its own chance: the model's draws did not replay" if u.own_chance else ""
-            self.add(p, status, t0, f"{what} after {i} moves (replayed in the interpreter{how})", depth=i, trace=trace)
+            self.add(p, status, t0, f"{what} after {moves_text(i)} (replayed in the interpreter{how})", depth=i, trace=trace)
 
     # ---- run-time errors -----------------------------------------------------------------
     def check_faults(self):
@@ -1629,7 +1629,7 @@ class Verifier:
                     trace, problem = u.replay(i, ("fault", None))
                     status = "unknown" if problem else "violated"
                     msg = (f"spurious counterexample: {problem}" if problem else
-                           f"a run-time error after {i} moves (replayed): {trace.outcome.get('message', '')}")
+                           f"a run-time error after {moves_text(i)} (replayed): {trace.outcome.get('message', '')}")
                     self.add(prop, status, t0, msg, depth=i, trace=trace, kind="fault")
                     return
                 if verdict == "unknown":
@@ -1640,7 +1640,7 @@ class Verifier:
             self.add(prop, "unknown", t0, f"cannot encode: {exc.message}", kind="fault")
             return
         names = ", ".join(w for _a, w in suspects)
-        self.add(prop, "bounded", t0, f"not proved for {names}; none within {self.depth} moves"
+        self.add(prop, "bounded", t0, f"not proved for {names}; none within {moves_text(self.depth)}"
                  + self.games_note(searched=False),
                  depth=self.depth, kind="fault")
 
@@ -1740,7 +1740,7 @@ class Verifier:
             return
         if self.from_evaluation_fault(p, t0):
             return
-        self.add(p, "bounded", t0, f"not proved for {', '.join(failing)}; no violation within {self.depth} moves"
+        self.add(p, "bounded", t0, f"not proved for {', '.join(failing)}; no violation within {moves_text(self.depth)}"
                  + self.games_note(searched=False), depth=self.depth)
 
     def ranking_broken(self, p: ir.Property, st: StepResult) -> tuple[list, object]:
@@ -1889,7 +1889,7 @@ class Verifier:
         except Unsupported as exc:
             self.add(p, "unknown", t0, f"cannot encode: {exc.message}")
             return
-        self.add(p, "bounded", t0, f"not proved by induction; no violation within {self.depth} moves"
+        self.add(p, "bounded", t0, f"not proved by induction; no violation within {moves_text(self.depth)}"
                  + self.games_note(searched=False),
                  depth=self.depth)
 
@@ -1907,7 +1907,7 @@ class Verifier:
             pass
         w = self.simulated_witness(p)
         if w is not None:
-            self.add(p, "reachable", t0, f"reached in a simulated game after {len(w.steps)} moves (a real trace)",
+            self.add(p, "reachable", t0, f"reached in a simulated game after {moves_text(len(w.steps))} (a real trace)",
                      depth=len(w.steps), trace=w)
             return
         if self.from_exploration(p, p.name, t0):
@@ -1923,7 +1923,7 @@ class Verifier:
                     return
                 if verdict == "unknown":
                     if i:
-                        self.add(p, "bounded", t0, f"not reached within {i - 1} moves (the search at depth {i} "
+                        self.add(p, "bounded", t0, f"not reached within {moves_text(i - 1)} (the search at depth {i} "
                                                    f"stopped: {u.reason})" + self.games_note(), depth=i - 1)
                     else:
                         self.add(p, "unknown", t0, f"the bounded search stopped at depth 0: {u.reason}; not reached"
@@ -1932,7 +1932,7 @@ class Verifier:
         except Unsupported as exc:
             self.add(p, "unknown", t0, f"cannot encode: {exc.message}")
             return
-        self.add(p, "bounded", t0, f"not reached within {self.depth} moves" + self.games_note(), depth=self.depth)
+        self.add(p, "bounded", t0, f"not reached within {moves_text(self.depth)}" + self.games_note(), depth=self.depth)
 
     def gap_unreachable(self, ids) -> bool:
         """Whether Z3 proves that neither the setup nor any step from a state the proved invariants
@@ -1999,12 +1999,12 @@ class Verifier:
                         self.add(prop, "unknown", t0, f"{u_pt.reason}: spurious witness: {problem}", depth=i,
                                  trace=trace, kind="undecided")
                     else:
-                        self.add(prop, "reachable", t0, f"{u_pt.reason}: reached after {i} moves (replayed)",
+                        self.add(prop, "reachable", t0, f"{u_pt.reason}: reached after {moves_text(i)} (replayed)",
                                  depth=i, trace=trace, kind="undecided")
                     break
                 if verdict == "unknown":
                     if i:
-                        self.add(prop, "bounded", t0, f"{u_pt.reason}: not reached within {i - 1} moves (the search "
+                        self.add(prop, "bounded", t0, f"{u_pt.reason}: not reached within {moves_text(i - 1)} (the search "
                                  f"at depth {i} stopped: {un.reason})" + self.games_note()
                                  + ", and not proved unreachable", depth=i - 1, kind="undecided")
                     else:
@@ -2012,7 +2012,7 @@ class Verifier:
                                  kind="undecided")
                     break
             else:
-                self.add(prop, "bounded", t0, f"{u_pt.reason}: not reached within {self.depth} moves"
+                self.add(prop, "bounded", t0, f"{u_pt.reason}: not reached within {moves_text(self.depth)}"
                                               + self.games_note() + ", and not proved unreachable",
                          depth=self.depth, kind="undecided")
         except Unsupported as exc:
@@ -2025,7 +2025,7 @@ class Verifier:
             return False
         trace, f = found
         self.add(prop, "reachable", t0, f"{u_pt.reason}: reached in a simulated game after "
-                                        f"{len(f.moves)} moves (seed \"{f.seed}\")", depth=len(f.moves),
+                                        f"{moves_text(len(f.moves))} (seed \"{f.seed}\")", depth=len(f.moves),
                  trace=trace, kind="undecided")
         return True
 
@@ -2060,7 +2060,7 @@ class Verifier:
                 if verdict == "sat":
                     trace, problem = u.replay(i, ("deadlock", None))
                     status = "unknown" if problem else "violated"
-                    msg = f"spurious counterexample: {problem}" if problem else f"a deadlock after {i} moves (replayed)"
+                    msg = f"spurious counterexample: {problem}" if problem else f"a deadlock after {moves_text(i)} (replayed)"
                     self.add(prop, status, t0, msg, depth=i, trace=trace, kind="deadlock")
                     return
                 if verdict == "unknown":
@@ -2069,7 +2069,7 @@ class Verifier:
         except Unsupported as exc:
             self.add(prop, "unknown", t0, f"cannot encode: {exc.message}", kind="deadlock")
             return
-        self.add(prop, "bounded", t0, f"not proved; no deadlock within {self.depth} moves"
+        self.add(prop, "bounded", t0, f"not proved; no deadlock within {moves_text(self.depth)}"
                  + self.games_note(searched=False),
                  depth=self.depth, kind="deadlock")
 
@@ -2578,6 +2578,14 @@ class Unrolling:
                                 game.legal_moves()
                         except Fault as exc:
                             outcome = {"kind": "fault", "message": f"in listing the legal moves: {exc.message}"}
+                elif target[0] == "deadlock" and outcome["kind"] == "open":
+                    try:  # as a simulated game's trace says it: no end, and no legal move
+                        if game.ended() is None and not game.legal_moves():
+                            outcome = {"kind": "deadlock"}
+                    except (Fault, Gap) as exc:  # a game stops there: not a deadlock
+                        problem = ("the interpreter's game runs into "
+                                   + (f"a run-time error ({exc.message})" if isinstance(exc, Fault)
+                                      else "an undecided point") + " where Z3 sees no move")
             if problem is None:
                 problem = _confirm(game, target, outcome, spec)
         except Spurious as exc:
@@ -2633,10 +2641,8 @@ def _confirm(game, target, outcome, spec) -> str | None:
         return None if outcome.get("kind") == "gap" and outcome.get("id") in what else "the interpreter reaches no undecided point"
     if kind == "fault":
         return None if outcome.get("kind") == "fault" else "the interpreter runs into no run-time error"
-    if kind == "deadlock":
-        if game.ended() is None and not game.legal_moves():
-            return None
-        return "the interpreter has a legal move (or an end) there"
+    if kind == "deadlock":  # (_play looked)
+        return None if outcome.get("kind") == "deadlock" else "the interpreter has a legal move (or an end) there"
     return None
 
 
