@@ -140,8 +140,6 @@ def _check_setup(program: Program, game: Game, span) -> None:
 
 
 def _start(program: Program, sc: ir.Scenario) -> Game:
-    import random
-
     spec = program.spec
     seed = f"scenario/{sc.name}/{sc.seed}"
     sets = [s for s in sc.steps if isinstance(s, ir.SetParam)]
@@ -149,7 +147,7 @@ def _start(program: Program, sc: ir.Scenario) -> Game:
     # A first draw gives the values the scenario's expressions are evaluated with; the parameters
     # the scenario fixes whole are then fixed before the others are drawn again, so that those
     # are drawn to satisfy their `where` conditions given the fixed ones.
-    params = program.draw_params(random.Random(f"{seed}/params")) if spec.params else []
+    params = program.params_of(seed) if spec.params else []
     P = list(params) + [None] * len(spec.consts)
     whole: dict = {}
     entries = []
@@ -169,7 +167,7 @@ def _start(program: Program, sc: ir.Scenario) -> Game:
             whole[s.target.var] = value
     if whole:
         try:
-            params = program.draw_params(random.Random(f"{seed}/params"), whole)
+            params = program.params_of(seed, whole)
         except ParamError:
             params = [whole.get(p.name, v) for p, v in zip(spec.params, params)]
         P = list(params) + [None] * len(spec.consts)
