@@ -113,6 +113,21 @@ def test_usage_errors_exit_2(args, message):
     assert r.code == 2 and message in r.err and "error[E006]" in r.err and "Traceback" not in r.err
 
 
+def test_a_player_count_the_spec_does_not_allow_points_at_its_players_declaration(tmp_path):
+    line = next(i for i, text in enumerate(open(TRICKS, encoding="utf-8"), 1) if text.startswith("players "))
+    for command in ("simulate", "verify"):
+        r = run_cli(command, TRICKS, "--players", "9")
+        assert r.code == 2 and f"{TRICKS}:{line}:1: error[E006]: " in r.err, r.err
+        assert f"{line} | players " in r.err and "^^^" in r.err and "hint: use --players 3 to 4" in r.err
+    # two editions: the one whose declaration sets the bound crossed (the copy allows 2 players too)
+    wide = tmp_path / "wide.rules"
+    wide.write_text(open(TRICKS, encoding="utf-8").read().replace("players 3..4", "players 2..4"), encoding="utf-8")
+    for a, b in ((str(wide), TRICKS), (TRICKS, str(wide))):
+        r = run_cli("diff", a, b, "--players", "2")
+        assert r.code == 2 and f"{TRICKS}:{line}:1: error[E006]: both editions are played by 3 to 4 players" in r.err, \
+            r.err
+
+
 def _hostile(tmp_path):
     d = tmp_path
     (d / "empty.rules").write_text("")

@@ -11,12 +11,20 @@ from .pipeline import expand_paths, load, load_spec
 from .trace import moves_text
 
 
+def _limiting(a, b, below: bool):
+    """Of two editions, the one whose `players` declaration sets the least (below) or the most
+    players both are played by."""
+    if below:
+        return a if a.min_players >= b.min_players else b
+    return a if a.max_players <= b.max_players else b
+
+
 def _check_players(spec, n: int | None) -> list[int]:
     if n is None:
         return list(range(spec.min_players, spec.max_players + 1))
     if not spec.min_players <= n <= spec.max_players:
         raise UserError(error("E006", f"{spec.game} is for {spec.min_players} to {spec.max_players} players, not {n}",
-                              hint=f"use --players {spec.min_players}" +
+                              span=spec.players_span, hint=f"use --players {spec.min_players}" +
                                    (f" to {spec.max_players}" if spec.max_players > spec.min_players else "")))
     return [n]
 
@@ -424,7 +432,7 @@ def cmd_diff(args) -> int:
                               hint="nothing to compare"))
     if args.players is not None and not lo <= args.players <= hi:
         raise UserError(error("E006", f"both editions are played by {lo} to {hi} players, not {args.players}",
-                              hint=f"use --players {lo}" + (f" to {hi}" if hi > lo else "")))
+                              span=_limiting(a, b, args.players < lo).players_span, hint=f"use --players {lo}" + (f" to {hi}" if hi > lo else "")))
     if args.markdown:
         _check_markdown_target(args.markdown)
     counts = [args.players] if args.players else list(range(lo, hi + 1))
