@@ -1393,6 +1393,29 @@ def test_without_random_games_a_proof_is_not_cross_checked_by_them():
     assert all(r[name].status == "proved" for name in ("small", "adds", "no_runtime_errors", "no_deadlock"))
 
 
+def test_a_question_that_runs_into_the_time_limit_per_question_says_so():
+    # Z3 says "timeout" or "canceled"; a message says which limit it was. A pigeonhole formula of
+    # 11 pigeons is far beyond 0.2 s
+    from verifier.verify import _Solver
+
+    s = _Solver(lambda: None)
+    s.set("timeout", 200)
+    holes = [[z3.Bool(f"p{i}_{j}") for j in range(10)] for i in range(11)]
+    s.add(*[z3.Or(*row) for row in holes])
+    s.add(*[z3.Or(z3.Not(holes[i][j]), z3.Not(holes[k][j])) for j in range(10) for i in range(11)
+            for k in range(i + 1, 11)])
+    assert s.check() == z3.unknown and z3.Solver.reason_unknown(s) in ("timeout", "canceled")
+    assert s.reason_unknown() == "a question took the solver's time limit (0.2 s, --timeout)"
+    # nor is one cut short by Z3's own resource count (a brief try)
+    s = _Solver(lambda: None)
+    s.set("timeout", 200)
+    s.set("rlimit", 1)
+    s.add(*[z3.Or(*row) for row in holes])
+    s.add(*[z3.Or(z3.Not(holes[i][j]), z3.Not(holes[k][j])) for j in range(10) for i in range(11)
+            for k in range(i + 1, 11)])
+    assert s.check() == z3.unknown and "--timeout" not in s.reason_unknown()
+
+
 # ---- the per-property time limit (--property-timeout) -----------------------------------------
 def _statuses(results):
     return {(r.property, r.status, r.depth) for r in results}

@@ -90,6 +90,7 @@ class _Solver(z3.Solver):
         self._budget_of = budget_of  # () -> the current _Budget, or None
         self._timeout = None         # the time limit set on the solver, in ms
         self.over = False            # the last question was cut short or refused by the budget
+        self._took = 0.0             # the seconds the last question took
 
     def set(self, *args, **keys):
         if len(args) == 2 and args[0] == "timeout":
@@ -102,7 +103,11 @@ class _Solver(z3.Solver):
         b = self._budget_of()
         self.over = False
         if b is None:
-            return super().check(*assumptions)
+            t0 = time.perf_counter()
+            try:
+                return super().check(*assumptions)
+            finally:
+                self._took = time.perf_counter() - t0
         left = b.left_ms()
         if left <= 0:
             self.over, self._why = True, b.why()
@@ -114,7 +119,8 @@ class _Solver(z3.Solver):
         try:
             r = super().check(*assumptions)
         finally:
-            b.spent += time.perf_counter() - t0
+            self._took = time.perf_counter() - t0
+            b.spent += self._took
             if cut:
                 super().set("timeout", self._timeout if self._timeout is not None else 4294967295)
         if r == z3.unknown and cut and super().reason_unknown() in ("timeout", "canceled"):
@@ -122,7 +128,14 @@ class _Solver(z3.Solver):
         return r
 
     def reason_unknown(self):
-        return self._why if self.over else super().reason_unknown()
+        """Why the last question was not settled: the per-property limit; Z3's own word ("timeout",
+        "canceled") said as the time limit per question where it took that long; or Z3's reason."""
+        if self.over:
+            return self._why
+        why = super().reason_unknown()
+        if why in ("timeout", "canceled") and self._timeout and self._took * 1000 >= 0.9 * self._timeout:
+            return f"a question took the solver's time limit ({self._timeout / 1000:g} s, --timeout)"
+        return why
 
 
 class Verifier:
