@@ -907,8 +907,8 @@ class Verifier:
             prog = self.interpreter()
             for f in sorted((f for f in sim.findings.values() if f.kind == "fault") if sim else (),
                             key=lambda f: len(f.moves)):
-                try:
-                    game = prog.start(f.seed, f.params or None)
+                try:  # (no ranking or bound evaluated: a bound's trigger is evaluated at the start)
+                    game = prog.start(f.seed, f.params or None, judged=())
                     for move in f.moves:
                         if not game.is_legal(move):
                             break
@@ -943,8 +943,11 @@ class Verifier:
                     noted.add(index[v.prop.name])
             return hit
 
+        # the rankings and bounds judged: none for a run-time error or a deadlock (a bound's trigger
+        # is evaluated at the start), the one broken for a ranking's or a bound's violation
+        judged = {f.key.split(":", 1)[1]} if f.kind == "violation" else ()
         try:
-            game = prog.start(f.seed, f.params or None)
+            game = prog.start(f.seed, f.params or None, judged=judged)
             if not rules and met(game.initial_violations()):
                 return True
             for move in f.moves:
@@ -2609,7 +2612,13 @@ class Unrolling:
                 problem = "the setup reaches an undecided point in the interpreter"
         except Fault as exc:
             outcome = {"kind": "fault", "message": exc.message}
-            if target[0] != "fault":
+            if target[0] == "bound" and not steps and self._completes(program, params, forced, [], ()):
+                # the setup completes: the error is the bound's trigger's, evaluated after it
+                outcome = {"kind": "evaluation", "message": exc.message}
+                problem = (f"evaluating the trigger of {target[1].name} after the setup runs into a run-time "
+                           f"error in the interpreter ({exc.message})")
+                self.evaluation_error = True
+            elif target[0] != "fault":
                 problem = f"the setup faults in the interpreter: {exc.message}"
         trace = Trace(spec, v.n, "z3", params, steps, states, outcome)
         return trace, problem
