@@ -2617,3 +2617,35 @@ bound bd0 cite "P" "p": after rank(dk, b) == 0, at most 1 a0
     assert r["no_runtime_errors"].status == "proved", r["no_runtime_errors"].message
     assert r["bd0"].status == "unknown", r["bd0"].message
     assert "evaluating the trigger of bd0 after the setup runs into a run-time error" in r["bd0"].message
+
+
+def test_a_setup_z3_cannot_encode_still_reports_every_result_and_what_the_games_show():
+    # first() of a pile: encodable only while the pile is followed card by card; grow() takes dk
+    # beyond what the setup holds, so the run is asked again without, where the setup cannot be
+    # encoded. Every result is still there (the run-time errors and the deadlocks were missing),
+    # and the violation two random moves show is reported (it was unknown)
+    spec = compile_text("""
+game g "G"
+players 2..2 cite "P" "p"
+/// k.
+card K { v: 0..2 }
+zone dk: pile of K
+zone hb: bag of K
+var x: 0..3
+init cite "P" "p" {
+  dk := [K(0), K(1)]
+  x := first(dk).v
+}
+/// a.
+action grow() cite "P" "p" when size(hb) < 2 {
+  hb += {K(0)}
+  move all from hb to dk
+}
+/// i.
+invariant small cite "P" "p": size(dk) <= 3
+""")
+    r = {x.property: x for x in Verifier(spec, 2, 4, 20, 10, explore=0).run()}
+    assert set(r) == {"small", "no_runtime_errors", "no_deadlock"}, sorted(r)
+    assert r["small"].status == "violated" and r["small"].depth == 2, r["small"].message
+    for name in ("no_runtime_errors", "no_deadlock"):
+        assert r[name].status == "unknown" and r[name].message.startswith("cannot encode the setup: first()")

@@ -763,10 +763,7 @@ class Verifier:
         try:
             self.build()
         except Unsupported as exc:
-            for p in self.spec.properties:
-                self.results.append(Result(p.name, p.kind, self.n, "unknown", time.perf_counter() - t0,
-                                           f"cannot encode the setup: {exc.message}", cite=p.cite, span=p.span,
-                                           expected_violation=p.expect_violated))
+            self.setup_unencodable(exc.message)
             return self.results
         self.assumed = self.budget(self.prove_invariants)
         self.budget(self.check_faults)
@@ -793,6 +790,40 @@ class Verifier:
         self.cross_check_simulation()
         self.cross_check_exploration()
         return self.results
+
+    def setup_unencodable(self, why: str) -> None:
+        """The setup cannot be encoded, so Z3 proves nothing: every result a run has (each property,
+        the run-time errors, the deadlocks, each undecided point) is unknown, naming why, unless
+        the random games show it with a replayed trace (a violation, a run-time error of the
+        rules, a deadlock, a goal or an undecided point reached)."""
+        why = f"cannot encode the setup: {why}"
+        for p in self.spec.properties:
+            t0 = time.perf_counter()
+            if p.kind == "reachable":
+                w = self.simulated_witness(p)
+                if w is not None:
+                    self.add(p, "reachable", t0, f"reached in a simulated game after {moves_text(len(w.steps))} "
+                                                 "(a real trace)", depth=len(w.steps), trace=w)
+                    continue
+            elif self.from_simulation(p, f"violation:{p.name}", t0):
+                continue
+            self.add(p, "unknown", t0, why)
+        t0 = time.perf_counter()
+        prop = ir.Property("fault", "no_runtime_errors", None, None, doc="No move runs into a run-time error of the spec.")
+        sim = self.simulation()
+        fault = next((k for k, f in (sim.findings if sim else {}).items() if f.kind == "fault" and self._replays(f)),
+                     None)
+        if not (fault and self.from_simulation(prop, fault, t0, kind="fault")):
+            self.add(prop, "unknown", t0, why, kind="fault")
+        prop = ir.Property("deadlock", "no_deadlock", None, None, doc="Every state that is not an end has a move.")
+        if not (sim and "deadlock" in sim.findings and self._replays(sim.findings["deadlock"])
+                and self.from_simulation(prop, "deadlock", t0, kind="deadlock")):
+            self.add(prop, "unknown", t0, why, kind="deadlock")
+        for u_pt in self.spec.undecided:
+            prop = ir.Property("undecided", f"gap:{u_pt.span.line}:{u_pt.span.col}" if u_pt.span else f"gap:{u_pt.id}",
+                               u_pt.cite, u_pt.span, doc=u_pt.reason)
+            if not any(r.property == prop.name for r in self.results) and not self.gap_simulated(prop, u_pt, t0):
+                self.add(prop, "unknown", t0, f"{u_pt.reason}: {why}", kind="undecided")
 
     def encoded(self, prove, p: ir.Property) -> None:
         """prove(p) under its own time limit; a part of p that Z3 cannot encode (a division by a
