@@ -2649,3 +2649,35 @@ invariant small cite "P" "p": size(dk) <= 3
     assert r["small"].status == "violated" and r["small"].depth == 2, r["small"].message
     for name in ("no_runtime_errors", "no_deadlock"):
         assert r[name].status == "unknown" and r[name].message.startswith("cannot encode the setup: first()")
+
+
+def test_a_pile_followed_card_by_card_is_shown_as_its_cards_where_induction_breaks():
+    # the state induction fails from names dk, a pile the prover follows card by card: its cards
+    # in order (it read "dk: ('seq', []) -> ('seq', [1])", the prover's own form)
+    spec = compile_text("""
+game g "G"
+players 2..2 cite "P" "p"
+/// k.
+card K { v: 0..2 }
+zone dk: pile of K
+zone dp: pile of K
+var x: 0..3
+init cite "P" "p" {
+  dk := [K(0), K(1)]
+  dp := [K(1)]
+}
+/// a.
+action a0() cite "P" "p" when size(dp) > 0 {
+  move 1 from dp to dk
+  x := 1
+}
+end fin cite "P" "p": x == 1
+/// i.
+invariant cons cite "P" "p": size(dk) + size(dp) == 3
+/// i.
+invariant inv cite "P" "p": size(dk) == 0 or first(dk).v == 0
+""")
+    v = Verifier(spec, 2, 3, 20, 10, explore=0)
+    r = {x.property: x for x in v.run()}
+    assert v.enc.exact and r["inv"].status == "bounded", r["inv"].message  # (what the test stands on)
+    assert "a0() breaks it from a state where dk: [] -> [K(1)]" in r["inv"].message, r["inv"].message

@@ -2253,6 +2253,8 @@ def _show(t, value, dom) -> str:
     if isinstance(value, tuple) and value and value[0] == "pile":
         _tag, counts, top = value
         return f"{sum(counts)} cards" + (f", top {format_value(t.elem, dom.values(t.elem)[top], dom)}" if top is not None else "")
+    if isinstance(value, tuple) and value and value[0] == "seq":  # a pile followed card by card: its cards in order
+        value = [dom.values(t.elem)[k] for k in value[1]]
     if isinstance(t, MapT) and isinstance(t.value, PileT):
         return "{…}"
     try:
