@@ -2649,6 +2649,8 @@ invariant small cite "P" "p": size(dk) <= 3
     assert r["small"].status == "violated" and r["small"].depth == 2, r["small"].message
     for name in ("no_runtime_errors", "no_deadlock"):
         assert r[name].status == "unknown" and r[name].message.startswith("cannot encode the setup: first()")
+        assert r[name].message.endswith("(no pile is followed card by card for this count: the run-time error "
+                                        "check did not rule out more cards in one than it follows)"), r[name].message
 
 
 def test_a_pile_followed_card_by_card_is_shown_as_its_cards_where_induction_breaks():
@@ -2681,3 +2683,13 @@ invariant inv cite "P" "p": size(dk) == 0 or first(dk).v == 0
     r = {x.property: x for x in v.run()}
     assert v.enc.exact and r["inv"].status == "bounded", r["inv"].message  # (what the test stands on)
     assert "a0() breaks it from a state where dk: [] -> [K(1)]" in r["inv"].message, r["inv"].message
+    # where the run-time error check's time limit leaves a pile beyond what it follows open, the
+    # count is asked again without following any: what that run cannot encode says why it ran so
+    v = Verifier(spec, 2, 3, 20, 10, explore=0, property_timeout=1e-9)
+    r = {x.property: x for x in v.run()}
+    assert v.beyond_exact and v.beyond_exact_cut
+    assert r["inv"].status == "unknown" and r["inv"].message == (
+        "cannot encode: first() of a pile: the order of a pile is not tracked (no pile is followed card by card "
+        "for this count: the run-time error check did not rule out more cards in one than it follows, its time "
+        "limit reached)"), r["inv"].message
+    assert r["cons"].status == "unknown" and "per property was reached" in r["cons"].message, r["cons"].message

@@ -171,6 +171,7 @@ class Verifier:
         # check_faults(): a move may put more cards in a pile followed card by card than its
         # capacity (BEYOND_EXACT), a state the encoding leaves out
         self.beyond_exact = False
+        self.beyond_exact_cut = False  # ... where the check's time limit (property_timeout) was reached
         self.results: list[Result] = []
         self._program = None
         self.invariants = [p for p in spec.properties if p.kind == "invariant"]
@@ -773,6 +774,12 @@ class Verifier:
             # did not refute that one does; every answer is asked again, no pile followed so
             again = Verifier(*self._args, exact=False)
             self.results = again.run(progress)
+            # what the count's run without them cannot encode says why it ran so
+            why = ("no pile is followed card by card for this count: the run-time error check did not rule out "
+                   "more cards in one than it follows" + (", its time limit reached" if self.beyond_exact_cut else ""))
+            for r in self.results:
+                if r.status == "unknown" and "cannot encode" in r.message:
+                    r.message += f" ({why})"
             self.hard_alone_at = again.hard_alone_at
             return self.results
         for p in self.spec.properties:
@@ -1652,6 +1659,7 @@ class Verifier:
                 open_ += self.possible(a, lambda st: [(m, c, sp) for c, m, sp in st.faults], assume)
             if any(m.startswith(BEYOND_EXACT) for m in open_):
                 self.beyond_exact = True
+                self.beyond_exact_cut = self.beyond_exact_cut or self.over_budget()
             if open_:
                 suspects.append((a, f"{a.name} ({'; '.join(dict.fromkeys(open_))})"))
         prop = ir.Property("fault", "no_runtime_errors", None, None,
