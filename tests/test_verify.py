@@ -2693,3 +2693,31 @@ invariant inv cite "P" "p": size(dk) == 0 or first(dk).v == 0
         "for this count: the run-time error check did not rule out more cards in one than it follows, its time "
         "limit reached)"), r["inv"].message
     assert r["cons"].status == "unknown" and "per property was reached" in r["cons"].message, r["cons"].message
+
+
+def test_a_ranking_a_bound_and_a_deadlock_with_an_action_z3_cannot_encode_are_violated_where_a_game_shows_it():
+    # Z3 cannot encode dec (the division by k, which may be negative): nothing is proved, but the
+    # random games break the ranking (k goes down, so 3 + k does too, to 1; then up), the bound
+    # (after k < 2, inc more than once) and end in a deadlock (k = 2 after inc's twice: no move,
+    # no end). They were unknown ("cannot encode dec") with those traces at hand
+    spec = compile_text("""
+game t "T"
+players 2..2 cite "P" "p"
+var k: -2..2
+var n: 0..9
+init cite "S" "s" { k := 1  n := 0 }
+/// Down.
+action dec() cite "A" "a" when k > -2 and n == 0 { k := k - 1 + 0 * (6 / k) }
+/// Up.
+action inc() cite "A" "a" when k < 2 and n < 9 { k += 1  n += 1 }
+end over cite "E" "e": n == 9
+/// Up and down.
+terminates goes_down cite "E" "e": while true decreases 3 + k
+/// At most once.
+bound once cite "E" "e": after k < 2, at most 1 inc
+""")
+    v = Verifier(spec, 2, 3, 20, 30, explore=0)
+    r = {x.property: x for x in v.run()}
+    assert "dec" in v.unsupported  # (what the test stands on)
+    for name in ("goes_down", "once", "no_deadlock"):
+        assert r[name].status == "violated" and "simulated game" in r[name].message, (name, r[name].message)

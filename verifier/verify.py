@@ -1741,8 +1741,9 @@ class Verifier:
     # ---- rankings ------------------------------------------------------------------------
     def prove_ranking(self, p: ir.Property):
         t0 = time.perf_counter()
-        if self.unsupported:
-            self.add(p, "unknown", t0, "cannot encode " + ", ".join(self.unsupported))
+        if self.unsupported:  # nothing proved; a random game that breaks it is a real trace
+            if not self.from_simulation(p, f"violation:{p.name}", t0):
+                self.add(p, "unknown", t0, "cannot encode " + ", ".join(self.unsupported))
             return
         failing = []
         assume = self.assumptions(self.assumed)
@@ -1852,8 +1853,9 @@ class Verifier:
     def prove_bound(self, p: ir.Property):
         """`after T, at most N A`: a monitor (active, count) proved with candidate helper facts."""
         t0 = time.perf_counter()
-        if self.unsupported:
-            self.add(p, "unknown", t0, "cannot encode " + ", ".join(self.unsupported))
+        if self.unsupported:  # nothing proved; a random game that breaks it is a real trace
+            if not self.from_simulation(p, f"violation:{p.name}", t0):
+                self.add(p, "unknown", t0, "cannot encode " + ", ".join(self.unsupported))
             return
         active, count = z3.Bool(f"mon.{p.name}.active"), z3.Int(f"mon.{p.name}.count")
         trig_pre, tf, tc = self.value(p.trigger, self.pre, tag=f"mon.{p.name}.pre")
@@ -2087,8 +2089,9 @@ class Verifier:
     def check_deadlock(self):
         t0 = time.perf_counter()
         prop = ir.Property("deadlock", "no_deadlock", None, None, doc="Every state that is not an end has a move.")
-        if self.unsupported:
-            self.add(prop, "unknown", t0, "cannot encode " + ", ".join(self.unsupported), kind="deadlock")
+        if self.unsupported:  # nothing proved; a random game that ends in one is a real trace
+            if not self.from_simulation(prop, "deadlock", t0, kind="deadlock"):
+                self.add(prop, "unknown", t0, "cannot encode " + ", ".join(self.unsupported), kind="deadlock")
             return
         try:
             stuck = no_move(self, self.pre, "dl")
