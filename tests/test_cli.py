@@ -104,6 +104,9 @@ def test_play_refuses_to_overwrite(tmp_path):
     (["simulate", TRICKS, "--players", "9"], "for 3 to 4 players, not 9"),
     (["simulate", TRICKS, "--games", "-1"], "not a positive number"),
     (["simulate", TRICKS, "--games", "lots"], "not a whole number"),
+    (["verify", TRICKS, "--timeout", "soon"], "'soon' is not a number of seconds"),
+    (["verify", TRICKS, "--property-timeout", "0"], "0 is not a positive number of seconds"),
+    (["verify", TRICKS, "--property-timeout", "nan"], "nan is not a positive number of seconds"),
     (["frobnicate"], "invalid choice"),
     (["simulate"], "required"),
     (["check", "--no-such-flag", TRICKS], "unrecognized arguments"),
@@ -111,6 +114,13 @@ def test_play_refuses_to_overwrite(tmp_path):
 def test_usage_errors_exit_2(args, message):
     r = run_cli(*args)
     assert r.code == 2 and message in r.err and "error[E006]" in r.err and "Traceback" not in r.err
+
+
+def test_time_limits_take_seconds_with_decimals():
+    from verifier.cli import build_parser
+
+    args = build_parser().parse_args(["verify", TRICKS, "--timeout", "2.5", "--property-timeout", "0.5"])
+    assert (args.timeout, args.property_timeout) == (2.5, 0.5)
 
 
 def test_a_player_count_the_spec_does_not_allow_points_at_its_players_declaration(tmp_path):

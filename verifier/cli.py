@@ -35,6 +35,17 @@ def _positive(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    """A time limit in seconds: a positive number, decimals allowed (0.5)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number of seconds") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="rulespec", description="Formal rules specifications for board and card games: "
                 "check a .rules file, run its rulings, simulate, replay and play games, prove its properties, "
@@ -102,9 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--players", type=_positive, metavar="N", help="player count (default: every count)")
     v.add_argument("--depth", type=_positive, default=8, metavar="K",
                    help="bounded search depth in moves for what induction does not prove (default 8)")
-    v.add_argument("--timeout", type=_positive, default=30, metavar="SECONDS",
+    v.add_argument("--timeout", type=_seconds, default=30, metavar="SECONDS",
                    help="time limit of each solver query; past it the answer is unknown (default 30)")
-    v.add_argument("--property-timeout", type=_positive, metavar="SECONDS",
+    v.add_argument("--property-timeout", type=_seconds, metavar="SECONDS",
                    help="time limit of each property's solver queries in all (the induction, which proves the "
                         "invariants together, has one): once they have taken it, a query still running gets "
                         "only what is left, no more are asked, and the property is unknown (or bounded, to "
@@ -150,7 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
     df.add_argument("spec_b", metavar="SPEC_B", help="the edition compared with it, a .rules file")
     df.add_argument("--players", type=_positive, metavar="N",
                     help="player count (default: every count both editions allow)")
-    df.add_argument("--timeout", type=_positive, default=30, metavar="SECONDS",
+    df.add_argument("--timeout", type=_seconds, default=30, metavar="SECONDS",
                     help="time limit of each solver query; past it the rule is listed as not decided (default 30)")
     df.add_argument("--games", type=int, default=100, metavar="G",
                     help="simulated games per edition and player count for comparing the properties "

@@ -77,7 +77,7 @@ class _Budget:
         return int((self.limit - self.spent) * 1000)
 
     def why(self) -> str:
-        return f"the time limit of {self.limit:g} s per property was reached ({self.spent:.1f} s of solver time)"
+        return f"the time limit of {self.limit:g} s per property was reached ({self.spent:.3g} s of solver time)"
 
 
 class _Solver(z3.Solver):
