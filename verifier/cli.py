@@ -134,6 +134,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "search goes on for what is left, where an undecided point Z3 proves out of reach no "
                         "longer keeps it going. Start games Z3 proves out of a goal's reach are left; what it "
                         "finds is replayed and real, finding nothing proves nothing (default 400,000; 0: none)")
+    v.add_argument("--seed", default="verify", metavar="S",
+                   help="seed of the random games (S/0, S/1, ...) and of the directed search: what they reach "
+                        "rests on it, so a goal or undecided point left bounded may be reached with another "
+                        "(default verify)")
     v.add_argument("--jobs", type=_positive, metavar="J",
                    help="player counts (and specs) verified at once, each in its own process (default: the "
                         "number of processors); a count started after others splits at once the questions they "

@@ -267,7 +267,7 @@ def cmd_docs(args) -> int:
 # ---- verify --------------------------------------------------------------------------------
 
 def _verify_one(path: str, n: int, depth: int, timeout: float, games: int, explore: int, answers_file=None,
-                hard_before=None, property_timeout=None):
+                hard_before=None, property_timeout=None, seed="verify"):
     """One spec at one player count (run in a worker process): its results, seconds, the use of
     the store of answers (reused, asked, added) and what its induction found hard alone
     (Verifier.hard_alone_at, for the next player counts: hard_before)."""
@@ -279,7 +279,7 @@ def _verify_one(path: str, n: int, depth: int, timeout: float, games: int, explo
     t0 = time.perf_counter()
     spec, _warnings = load_spec(path)
     answers = Answers(answers_file) if answers_file else None
-    v = Verifier(spec, n, depth, timeout, games, explore, answers, hard_before, property_timeout)
+    v = Verifier(spec, n, depth, timeout, games, explore, answers, hard_before, property_timeout, seed=seed)
     results = v.run()
     return results, time.perf_counter() - t0, answers.counts() if answers else (0, 0, 0), v.hard_alone_at
 
@@ -331,7 +331,7 @@ def cmd_verify(args) -> int:
                         bar(ticks[0])
                     before = answers.counts() if answers else (0, 0, 0)
                     v = Verifier(spec, n, args.depth, args.timeout, games, explore, answers, hard[path],
-                                 args.property_timeout)
+                                 args.property_timeout, seed=args.seed)
                     results = v.run(tick)
                     _learn(hard[path], v.hard_alone_at)
                     after = answers.counts() if answers else (0, 0, 0)
@@ -349,7 +349,7 @@ def cmd_verify(args) -> int:
                 path, n = waiting.pop(0)
                 running[pool.submit(_verify_one, path, n, args.depth, args.timeout, games, explore,
                                     args.answers, {a: sorted(ns) for a, ns in hard[path].items()},
-                                    args.property_timeout)] = (path, n)
+                                    args.property_timeout, args.seed)] = (path, n)
             while waiting and len(running) < jobs:
                 start()
             while running:
@@ -372,7 +372,8 @@ def cmd_verify(args) -> int:
     reused, asked, added = (sum(u[i] for _r, _t, u in done.values()) for i in range(3))
     used = {"file": args.answers, "reused": reused, "asked": asked, "added": added} if args.answers else None
     if args.json:
-        emit_json({"ok": problems == 0, "jobs": jobs, "seconds": round(wall, 2), "answers": used, "specs": [
+        emit_json({"ok": problems == 0, "jobs": jobs, "seed": args.seed, "seconds": round(wall, 2), "answers": used,
+                   "specs": [
             {"spec": path, "game": spec.game, "edition": spec.edition, "seconds": round(t, 2),
              "players": {str(n): round(done[(path, n)][1], 2) for n in sorted({r.players for r in rs})},
              "results": [r.to_json() for r in rs]}

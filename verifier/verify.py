@@ -143,9 +143,11 @@ class Verifier:
 
     def __init__(self, spec: ir.Spec, players: int, depth: int = 8, timeout: float = 30.0, games: int = 100,
                  explore: int = EXPLORE, answers=None, hard_before: dict | None = None,
-                 property_timeout: float | None = None, exact: bool = True):
+                 property_timeout: float | None = None, exact: bool = True, seed: str = "verify"):
         self.spec = spec
         self._args = (spec, players, depth, timeout, games, explore, answers, hard_before, property_timeout)
+        # the random games' seeds are seed/0, seed/1, ...; the directed search's seed, seed/GOAL, ...
+        self.seed = seed
         # the solver time one property's questions may take in all (None: no limit); the induction,
         # which proves the invariants together, has one such limit (_Budget, budget())
         self.property_timeout = property_timeout
@@ -772,7 +774,7 @@ class Verifier:
             # the piles followed card by card hold at most their capacity (measured on sample
             # setups): the proofs so far stand only where no move goes beyond it, and check_faults
             # did not refute that one does; every answer is asked again, no pile followed so
-            again = Verifier(*self._args, exact=False)
+            again = Verifier(*self._args, exact=False, seed=self.seed)
             self.results = again.run(progress)
             # what the count's run without them cannot encode says why it ran so
             why = ("no pile is followed card by card for this count: the run-time error check did not rule out "
@@ -1342,7 +1344,7 @@ class Verifier:
             # get further: every finding is still a trace of legal moves from an initial state
             from .backends.interpreter import ParamError
             try:
-                self._sim = simulate(self.spec, self.n, self.games, "verify", max_steps=20_000,
+                self._sim = simulate(self.spec, self.n, self.games, self.seed, max_steps=20_000,
                                      avoid_gaps=True) if self.games else None
             except ParamError as exc:  # parameters whose conditions random draws do not meet
                 self._sim, self._sim_error = None, str(exc)
@@ -1425,7 +1427,7 @@ class Verifier:
                         if goal.key in found:
                             continue
                         riders = [g for g in goals if g.gaps and g.key in left and g.key not in found]
-                        more = search_own(prog, goal, f"verify/{goal.key}", self.explore // 4, riders=riders,
+                        more = search_own(prog, goal, f"{self.seed}/{goal.key}", self.explore // 4, riders=riders,
                                           viable=viable)
                         ex.add(more)
                         for key, f in more.found.items():
@@ -1440,7 +1442,7 @@ class Verifier:
                 # The pause comes sooner once only costly goals and undecided points are left (and
                 # goals no kept start game may reach): de.rules' 3 and 4 players, 300,000 moves
                 # fewer than 400,000 (82,532 and 95,697 for the same finds)
-                shared = explore(prog, goals, "verify", self.explore, viable=viable, pause=(self.explore * 3 // 4, own))
+                shared = explore(prog, goals, self.seed, self.explore, viable=viable, pause=(self.explore * 3 // 4, own))
                 ex.add(shared)
                 ex.found.update(shared.found)
                 for key, f in own([g.key for g in goals if g.key not in ex.found])[0].items():
@@ -2879,9 +2881,9 @@ def _same_value(t, prover, interp, enc) -> bool:
 
 
 def verify_spec(spec: ir.Spec, players: int, depth: int = 8, timeout: float = 30.0, progress=None,
-                games: int = 100, explore: int = EXPLORE, answers=None) -> list[Result]:
+                games: int = 100, explore: int = EXPLORE, answers=None, seed: str = "verify") -> list[Result]:
     """Every property of a spec for one player count, with the statuses the module docstring defines."""
-    return Verifier(spec, players, depth, timeout, games, explore, answers).run(progress)
+    return Verifier(spec, players, depth, timeout, games, explore, answers, seed=seed).run(progress)
 
 
 __all__ = ["Result", "Verifier", "verify_spec", "BagT", "PlayerT", "is_false", "concrete"]
