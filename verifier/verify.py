@@ -2645,7 +2645,7 @@ class Unrolling:
                         if game.ended() is None and not game.legal_moves():
                             outcome = {"kind": "deadlock"}
                     except (Fault, Gap) as exc:  # a game stops there: not a deadlock
-                        problem = ("the interpreter's game runs into "
+                        problem = problem or ("the interpreter's game runs into "
                                    + (f"a run-time error ({exc.message})" if isinstance(exc, Fault)
                                       else "an undecided point") + " where Z3 sees no move")
             if problem is None:
