@@ -2589,14 +2589,7 @@ def test_the_top_of_a_pile_followed_card_by_card_known_to_hold_more_than_its_cap
     assert SeqPileV([0, 1, 2], 3, 3).top.val == 2
 
 
-def test_a_bound_whose_trigger_faults_at_the_setup_is_not_a_run_time_error_of_the_rules():
-    # rank(dk, b) with no b in dk: the trigger cannot be evaluated, from the setup on. The rules
-    # themselves never fault (x stays within 0..3: a0 is enabled only below 3). The random games
-    # stop at the setup, where a game evaluates the trigger; their finding replays with no
-    # property evaluated as no run-time error (it said no_runtime_errors was violated after 0
-    # moves), and the bounded search's play of the bound says where the trigger faults (it said
-    # the setup faulted)
-    spec = compile_text("""
+TRIGGER_FAULTS = """
 game g "G"
 players 2..2 cite "P" "p"
 enum Card { a, b }
@@ -2608,7 +2601,17 @@ action a0() cite "P" "p" when x < 3 { x := x + 1 }
 end fin cite "P" "p": x == 3
 /// b.
 bound bd0 cite "P" "p": after rank(dk, b) == 0, at most 1 a0
-""")
+"""
+
+
+def test_a_bound_whose_trigger_faults_at_the_setup_is_not_a_run_time_error_of_the_rules():
+    # rank(dk, b) with no b in dk: the trigger cannot be evaluated, from the setup on. The rules
+    # themselves never fault (x stays within 0..3: a0 is enabled only below 3). The random games
+    # stop at the setup, where a game evaluates the trigger; their finding replays with no
+    # property evaluated as no run-time error (it said no_runtime_errors was violated after 0
+    # moves), and the bounded search's play of the bound says where the trigger faults (it said
+    # the setup faulted)
+    spec = compile_text(TRIGGER_FAULTS)
     from verifier.backends.interpreter import Program
     from verifier.backends.runtime import Fault
     with pytest.raises(Fault):  # (what the test stands on)
@@ -2618,6 +2621,13 @@ bound bd0 cite "P" "p": after rank(dk, b) == 0, at most 1 a0
     assert r["no_runtime_errors"].status == "proved", r["no_runtime_errors"].message
     assert r["bd0"].status == "unknown", r["bd0"].message
     assert "evaluating the trigger of bd0 after the setup runs into a run-time error" in r["bd0"].message
+    # where Z3 cannot rule a run-time error out (y == 3 would take x past 3; y stays 0), the
+    # bounded result says the random games played no move (each stopped at the trigger)
+    spec = compile_text(TRIGGER_FAULTS.replace("{ x := x + 1 }", "{ x := x + 1  if y == 3 { x := x + 5 } }")
+                        .replace("var x: 0..3", "var x: 0..3\nvar y: 0..3"))
+    r = {x.property: x for x in Verifier(spec, 2, 4, 20, 10, explore=0).run()}
+    assert r["no_runtime_errors"].status == "bounded", r["no_runtime_errors"].message
+    assert r["no_runtime_errors"].message.endswith("nor in 10 simulated games (none played a move)")
 
 
 def test_a_setup_z3_cannot_encode_still_reports_every_result_and_what_the_games_show():

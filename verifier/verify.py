@@ -1603,6 +1603,9 @@ class Verifier:
         search where it ran and looked for it (searched: an invariant's violation, a reachability
         goal, an undecided point; not a run-time error, a ranking, a bound or a deadlock)."""
         note = f" nor in {self.games} simulated games" if self.games else ""
+        sim = getattr(self, "_sim", None)
+        if note and sim is not None and sim.moves and not any(sim.moves):
+            note += " (none played a move)"  # each stopped at the setup, or the game ends there
         if self._sim_error:
             note = f" (no random games: {self._sim_error})"
         if self._explored is not None and searched:
