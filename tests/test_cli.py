@@ -107,6 +107,8 @@ def test_play_refuses_to_overwrite(tmp_path):
     (["verify", TRICKS, "--timeout", "soon"], "'soon' is not a number of seconds"),
     (["verify", TRICKS, "--property-timeout", "0"], "0 is not a positive number of seconds"),
     (["verify", TRICKS, "--property-timeout", "nan"], "nan is not a positive number of seconds"),
+    (["verify", TRICKS, "--timeout", "0.0004"], "0.0004 s is outside the time limits the solver takes"),
+    (["diff", TRICKS, TRICKS, "--timeout", "5000000"], "5000000 s is outside the time limits the solver takes"),
     (["frobnicate"], "invalid choice"),
     (["simulate"], "required"),
     (["check", "--no-such-flag", TRICKS], "unrecognized arguments"),

@@ -1399,7 +1399,7 @@ def test_a_question_that_runs_into_the_time_limit_per_question_says_so():
     # 11 pigeons is far beyond 0.2 s
     from verifier.verify import _Solver
 
-    s = _Solver(lambda: None)
+    s = _Solver(lambda: None, 200)  # (the run's limit per question: 200 ms)
     s.set("timeout", 200)
     holes = [[z3.Bool(f"p{i}_{j}") for j in range(10)] for i in range(11)]
     s.add(*[z3.Or(*row) for row in holes])
@@ -1408,13 +1408,20 @@ def test_a_question_that_runs_into_the_time_limit_per_question_says_so():
     assert s.check() == z3.unknown and z3.Solver.reason_unknown(s) in ("timeout", "canceled")
     assert s.reason_unknown() == "a question took the solver's time limit (0.2 s, --timeout)"
     # nor is one cut short by Z3's own resource count (a brief try)
-    s = _Solver(lambda: None)
+    s = _Solver(lambda: None, 200)
     s.set("timeout", 200)
     s.set("rlimit", 1)
     s.add(*[z3.Or(*row) for row in holes])
     s.add(*[z3.Or(z3.Not(holes[i][j]), z3.Not(holes[k][j])) for j in range(10) for i in range(11)
             for k in range(i + 1, 11)])
     assert s.check() == z3.unknown and "--timeout" not in s.reason_unknown()
+    # nor a shorter limit of its own (a brief try's clock), which --timeout does not set
+    s = _Solver(lambda: None, 30_000)
+    s.set("timeout", 200)
+    s.add(*[z3.Or(*row) for row in holes])
+    s.add(*[z3.Or(z3.Not(holes[i][j]), z3.Not(holes[k][j])) for j in range(10) for i in range(11)
+            for k in range(i + 1, 11)])
+    assert s.check() == z3.unknown and s.reason_unknown() == "a question took the solver's time limit (0.2 s)"
 
 
 # ---- the per-property time limit (--property-timeout) -----------------------------------------
@@ -2032,6 +2039,7 @@ end fin cite "P" "p": x == 1
     assert g.ended() is None and g.legal_moves() == []  # (what the test stands on)
     r = {x.property: x for x in Verifier(spec, 2, 3, 20, 0, explore=0).run()}
     assert r["no_deadlock"].status == "violated" and r["no_deadlock"].depth == 0, r["no_deadlock"].message
+    assert r["no_deadlock"].to_json()["trace"] is not None  # a violation has its trace, even of the setup alone
 
 
 def test_a_deadlock_the_bounded_search_finds_ends_its_trace_as_a_deadlock():
@@ -2619,8 +2627,10 @@ def test_a_bound_whose_trigger_faults_at_the_setup_is_not_a_run_time_error_of_th
     Program(spec, 2).start("s", judged=())
     r = {x.property: x for x in Verifier(spec, 2, 4, 20, 10, explore=0).run()}
     assert r["no_runtime_errors"].status == "proved", r["no_runtime_errors"].message
-    assert r["bd0"].status == "unknown", r["bd0"].message
-    assert "evaluating the trigger of bd0 after the setup runs into a run-time error" in r["bd0"].message
+    assert r["bd0"].status == "unknown" and r["bd0"].depth == 0, r["bd0"].message
+    assert r["bd0"].message.startswith("the setup (replayed): evaluating the trigger of bd0 after the setup runs "
+                                       "into a run-time error"), r["bd0"].message
+    assert r["bd0"].to_json()["trace"] is not None  # (a trace of the setup alone)
     # where Z3 cannot rule a run-time error out (y == 3 would take x past 3; y stays 0), the
     # bounded result says the random games played no move (each stopped at the trigger)
     spec = compile_text(TRIGGER_FAULTS.replace("{ x := x + 1 }", "{ x := x + 1  if y == 3 { x := x + 5 } }")
@@ -2760,3 +2770,15 @@ invariant pos cite "S" "s": k == 0 or 6 / k > 0
     assert r.code == 1 and doc["seed"] == "mine"
     pos = next(x for x in doc["specs"][0]["results"] if x["property"] == "pos")
     assert 'seed "mine/0"' in pos["message"], pos["message"]
+
+
+def test_the_directed_search_plays_on_where_a_bound_s_trigger_faults_at_the_setup():
+    # the random games stop at the setup (they evaluate bd0's trigger, which faults); the search
+    # evaluates no ranking or bound, so its start games are kept and it reaches x == 3 (it had no
+    # start game: "nor by a directed search of 0 moves")
+    spec = compile_text(TRIGGER_FAULTS.replace("at most 1 a0", "at most 5 a0") + """
+/// c.
+reachable three cite "P" "p": x == 3
+""")
+    r = {x.property: x for x in Verifier(spec, 2, 1, 20, 10, explore=1000).run()}
+    assert r["three"].status == "reachable" and "directed search" in r["three"].message, r["three"].message

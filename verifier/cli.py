@@ -43,6 +43,8 @@ def _seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"'{text}' is not a number of seconds") from None
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds")
+    if not 0.001 <= value <= 4_294_967:  # the solver counts its limit in whole milliseconds, in 32 bits
+        raise argparse.ArgumentTypeError(f"{text} s is outside the time limits the solver takes, 0.001 to 4294967 s")
     return value
 
 

@@ -218,7 +218,7 @@ def _trace_md(t: dict, limit: int = 40) -> str:
     shown = steps if len(steps) <= limit else steps[:5] + [None] + steps[-(limit - 5):]
     for s in shown:
         if s is None:
-            rows.append(["…", f"{len(steps) - limit} moves not shown", "", ""])
+            rows.append(["…", f"{moves_text(len(steps) - limit)} not shown", "", ""])
             continue
         cite = s.get("cite")
         cite_s = cite_text(ir.Cite(str(cite.get("locator", "")), cite.get("quote"))) if isinstance(cite, dict) else ""

@@ -614,7 +614,7 @@ def _sorted_by_proof(program: Program, goal: Goal, seed: str, viable, starts: in
         return False
     for i in range(STARTS if starts is None else starts):
         try:
-            g = program.start(f"{seed}/{i}")
+            g = program.start(f"{seed}/{i}", judged=())
         except (Fault, Gap, ParamError):
             continue
         if not viable(goal.key, g.S, g.P):
@@ -724,12 +724,14 @@ def replays(program: Program, f: Found, p: ir.Property, gap=None) -> bool:
     """Whether a find replays in `program` (a fresh game: not one searched) and does
     what it claims there: a reachability goal holds at the end, an invariant is false, or (gap:
     the undecided point) the last move steps into the point."""
-    game = program.start(f.seed, f.params)
+    game = None
     try:
+        game = program.start(f.seed, f.params, judged=())  # (no ranking or bound: their triggers are not goals)
         if not play_legal(game, f.moves):
             return False
-    except Gap as exc:
-        return gap is not None and program.spec.undecided[exc.id].span == gap.span and game.moves == f.moves[:-1]
+    except Gap as exc:  # (a search plays no game whose setup meets one)
+        return gap is not None and game is not None and program.spec.undecided[exc.id].span == gap.span \
+            and game.moves == f.moves[:-1]
     except Fault:
         return False
     fn = dict(program.reachables + program.invariants).get(p) if gap is None else None
@@ -1190,8 +1192,8 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
     for i in range(starts * (STARTS_DRAWN if viable is not None else 1)):
         if len(games) == starts:
             break
-        try:
-            g = program.start(f"{seed}/{i}")
+        try:  # (the search evaluates no ranking or bound in its games: a bound's trigger is evaluated at the start)
+            g = program.start(f"{seed}/{i}", judged=())
         except (Fault, Gap, ParamError):  # (ParamError: this seed's draws met no parameters' conditions)
             continue
         out_of_reach = set() if viable is None else {k for k in todo if not viable(todo[k].alias or k, g.S, g.P)}

@@ -81,7 +81,7 @@ class FuzzFailure:
                 "where": self.span.to_json() if self.span else None,
                 "cite": self.cite.to_json() if self.cite else None,
                 "moves_before_shrinking": self.length_before, "moves_after_shrinking": self.length_after,
-                "seed": self.seed, "trace": self.trace.to_json() if self.trace else None,
+                "seed": self.seed, "trace": self.trace.to_json() if self.trace is not None else None,
                 "trace_file": self.trace_file}
 
 

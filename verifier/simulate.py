@@ -16,7 +16,7 @@ from . import ir
 from .backends.interpreter import Game, Program
 from .backends.runtime import Fault, Gap
 from .source import Span
-from .trace import Trace, TraceStep, describe_changes
+from .trace import Trace, TraceStep, describe_changes, moves_text
 
 
 @dataclass
@@ -179,8 +179,8 @@ def play_random(game: Game, policy: random.Random, max_steps: int, check: bool =
                 note_reached()
         else:
             if game.ended() is None:
-                f = Finding("step_limit", "step_limit", f"no end after {max_steps} moves",
-                            f"the game did not reach an end state within {max_steps} moves; "
+                f = Finding("step_limit", "step_limit", f"no end after {moves_text(max_steps)}",
+                            f"the game did not reach an end state within {moves_text(max_steps)}; "
                             "raise --max-steps, or check that every phase ends")
                 f.moves = list(game.moves)
                 findings.append(f)

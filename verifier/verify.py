@@ -58,7 +58,7 @@ class Result:
                 "depth": self.depth, "seconds": round(self.seconds, 3),
                 "cite": self.cite.to_json() if self.cite else None, "expected_violation": self.expected_violation,
                 "message": self.message, "where": self.span.to_json() if self.span else None,
-                "trace": self.trace.to_json() if self.trace else None}
+                "trace": self.trace.to_json() if self.trace is not None else None}
 
 
 EXPLORE = 400_000  # moves of the directed search (explore.py), per player count
@@ -77,7 +77,8 @@ class _Budget:
         return int((self.limit - self.spent) * 1000)
 
     def why(self) -> str:
-        return f"the time limit of {self.limit:g} s per property was reached ({self.spent:.3g} s of solver time)"
+        spent = f"{self.spent:.1f}" if self.spent >= 1 else f"{self.spent:.2g}"
+        return f"the time limit of {self.limit:g} s per property was reached ({spent} s of solver time)"
 
 
 class _Solver(z3.Solver):
@@ -85,9 +86,10 @@ class _Solver(z3.Solver):
     asked with the budget spent is not asked (unknown, reason_unknown naming the limit), and one
     asked with less left than its own time limit gets only what is left."""
 
-    def __init__(self, budget_of):
+    def __init__(self, budget_of, limit_ms: int | None = None):
         super().__init__()
         self._budget_of = budget_of  # () -> the current _Budget, or None
+        self._limit_ms = limit_ms    # the run's time limit per question (--timeout), in ms
         self._timeout = None         # the time limit set on the solver, in ms
         self.over = False            # the last question was cut short or refused by the budget
         self._took = 0.0             # the seconds the last question took
@@ -134,7 +136,8 @@ class _Solver(z3.Solver):
             return self._why
         why = super().reason_unknown()
         if why in ("timeout", "canceled") and self._timeout and self._took * 1000 >= 0.9 * self._timeout:
-            return f"a question took the solver's time limit ({self._timeout / 1000:g} s, --timeout)"
+            option = ", --timeout" if self._timeout == self._limit_ms else ""
+            return f"a question took the solver's time limit ({self._timeout / 1000:g} s{option})"
         return why
 
 
@@ -270,7 +273,7 @@ class Verifier:
         return all(_same_value_terms(self.pre[name], st.state[name]) for name in reads(self.spec, p.expr))
 
     def solver(self) -> z3.Solver:
-        s = _Solver(lambda: self._budget)
+        s = _Solver(lambda: self._budget, self.timeout_ms)
         s.set("timeout", self.timeout_ms)
         assert_all(s, self.pcons)
         return s
@@ -606,7 +609,8 @@ class Verifier:
             return
         if r == z3.unsat:
             self.answers.add(key, seconds)
-        elif r == z3.unknown and ms < self.timeout_ms and any(w in why for w in ("timeout", "canceled", "resource")):
+        elif r == z3.unknown and ms < self.timeout_ms and any(w in why for w in ("timeout", "solver's time limit",
+                                                                                  "canceled", "resource")):
             self.answers.add_brief(key, ms)
 
     def splits(self, st: StepResult, a: ir.Action | None, beyond: bool = False) -> tuple[list, list]:
@@ -780,7 +784,7 @@ class Verifier:
             why = ("no pile is followed card by card for this count: the run-time error check did not rule out "
                    "more cards in one than it follows" + (", its time limit reached" if self.beyond_exact_cut else ""))
             for r in self.results:
-                if r.status == "unknown" and "cannot encode" in r.message:
+                if r.status == "unknown" and "cannot encode" in r.message and "pile" in r.message:
                     r.message += f" ({why})"
             self.hard_alone_at = again.hard_alone_at
             return self.results
@@ -1602,7 +1606,7 @@ class Verifier:
         """What else found nothing: the random games (which judge every property), and the directed
         search where it ran and looked for it (searched: an invariant's violation, a reachability
         goal, an undecided point; not a run-time error, a ranking, a bound or a deadlock)."""
-        note = f" nor in {self.games} simulated games" if self.games else ""
+        note = f" nor in {self.games} simulated game{'s' * (self.games != 1)}" if self.games else ""
         sim = getattr(self, "_sim", None)
         if note and sim is not None and sim.moves and not any(sim.moves):
             note += " (none played a move)"  # each stopped at the setup, or the game ends there
@@ -1627,7 +1631,10 @@ class Verifier:
             elif self.from_simulation(p, f"violation:{p.name}", t0):
                 return
             if u.evaluation_error:  # a real play, on which the property cannot be evaluated
-                self.add(p, "unknown", t0, f"a play of {moves_text(i)} (replayed): {problem}", depth=i, trace=trace)
+                if not trace.steps:  # (at the setup: no move of Z3's play was replayed)
+                    self.add(p, "unknown", t0, f"the setup (replayed): {problem}", depth=0, trace=trace)
+                else:
+                    self.add(p, "unknown", t0, f"a play of {moves_text(i)} (replayed): {problem}", depth=i, trace=trace)
                 return
             self.add(p, "unknown", t0, f"spurious counterexample of {moves_text(i)}: {problem}", depth=i, trace=trace)
         else:

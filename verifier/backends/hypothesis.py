@@ -25,6 +25,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from ..trace import moves_text
 from ..types import BoolT, Domains, EnumT, IntT, MapT, OptT, OrderT, PlayerT, RecordT, SetT, TupleT, Type
 from .interpreter import Game, Program
 from .runtime import Fault, Gap
@@ -227,7 +228,7 @@ def play(data, program: Program, run_seed: str, max_steps: int, observe, by_acti
         p.stop, p.end = "end", game.ended().name
         observe(p)
         return
-    _fail(p, observe, "step_limit", "step_limit", f"no end after {max_steps} moves")
+    _fail(p, observe, "step_limit", "step_limit", f"no end after {moves_text(max_steps)}")
 
 
 def _fault_key(program: Program, exc: Fault) -> str:
