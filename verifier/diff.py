@@ -22,7 +22,7 @@ from . import ir
 from .backends.interpreter import Program
 from .backends.runtime import Fault, Gap
 from .backends.z3 import (AND, EQ, IMPLIES, ITE, NOT, OR, BagV, Ctx, Encoder, MapV, OptV, PileV, SeqPileV, SeqV, SetV,
-                          Unsupported, _consts, _model_bool, concrete)
+                          Unsupported, _consts, _lt, _model_bool, concrete)
 from .trace import describe_changes
 from .verify import _walk
 from .types import (BagT, BoolT, Domains, EnumT, IntT, MapT, OptT, OrderT, PileT, PlayerT, RecordT, SetT, TupleT, Type,
@@ -131,6 +131,7 @@ class Bridge:
 
     def __init__(self, dom: Domains):
         self.dom = dom
+        self.exact_b = lambda t: None  # a pile type of B -> how many cards B follows card by card, or None
 
     def compatible(self, ta: Type, tb: Type) -> bool:
         if type(ta) is not type(tb):
@@ -236,6 +237,18 @@ class Bridge:
                 else:
                     raise Unsupported(f"a map over {tb.key} has keys that {ta.key} lacks")
             return MapV(items)
+        if isinstance(ta, PileT) and isinstance(v, SeqPileV):
+            cap = self.exact_b(tb)
+            if cap is not None:  # both editions follow it card by card: A's cards in A's order
+                items = []
+                for i, x in enumerate(v.items):  # each card A holds one B knows
+                    inner: list = []
+                    items.append(self.translate(ta.elem, tb.elem, x, inner))
+                    cons.append(IMPLIES(_lt(i, v.size), AND(*inner)))
+                if len(items) > cap:
+                    cons.append(v.size <= cap if concrete(v.size) is None else concrete(v.size) <= cap)
+                return SeqPileV(items[:cap] + [0] * (cap - len(items)), v.size, self.dom.size(tb.elem))
+            v = _pile_counts(v)
         if isinstance(ta, (BagT, PileT)):
             m = self.index_map(ta.elem, tb.elem)
             size = self.dom.size(tb.elem)
@@ -313,6 +326,8 @@ class Comparison:
         self.ea, self.eb = Encoder(a, players), Encoder(b, players)
         self.dom = self.ea.dom
         self.bridge = Bridge(self.dom)
+        # the piles edition B follows card by card: how many cards (Bridge.translate keeps A's order there)
+        self.bridge.exact_b = lambda t: self.eb.exact[t.elem] if self.eb.is_exact(t) else None
         self.timeout_ms = int(timeout * 1000)
         self.cons: list = []
         # parameters: shared where the name and a compatible type agree
@@ -341,10 +356,7 @@ class Comparison:
             u = next((x for x in a.state if x.name == v.name), None)
             if u is not None and u.zone == v.zone and self.bridge.compatible(u.type, v.type):
                 try:
-                    value = self.sa[u.name]
-                    if isinstance(value, SeqPileV) and not self.eb.is_exact(v.type):
-                        value = _pile_counts(value)
-                    sb[v.name] = self.bridge.translate(u.type, v.type, value, self.cons)
+                    sb[v.name] = self.bridge.translate(u.type, v.type, self.sa[u.name], self.cons)
                     self.shared[v.name] = (u.type, v.type)
                     continue
                 except Unsupported:
@@ -425,19 +437,23 @@ class Comparison:
             ("legality", AND(sta.guard, NOT(stb.guard))),
             ("legality", AND(stb.guard, NOT(sta.guard))),
         ]
-        # undecided in one edition, played through in the other (no gap there, and no run-time error)
+        # undecided in one edition, played through in the other (no gap there, and no run-time error),
+        # or running into a run-time error there (alive: neither a run-time error nor a gap)
+        fault_a, fault_b = AND(NOT(sta.alive), NOT(gap_a)), AND(NOT(stb.alive), NOT(gap_b))
         undecided = [
             ("undecided", AND(sta.guard, stb.guard, gap_a, stb.alive)),
             ("undecided", AND(sta.guard, stb.guard, gap_b, sta.alive)),
+            ("undecided", AND(sta.guard, stb.guard, gap_a, fault_b)),
+            ("undecided", AND(sta.guard, stb.guard, gap_b, fault_a)),
         ]
+        # a run-time error in one edition, the move played through in the other: an outcome
+        queries += [("outcome", AND(sta.guard, stb.guard, fault_a, stb.alive)),
+                    ("outcome", AND(sta.guard, stb.guard, fault_b, sta.alive))]
         differs = []
         for v, (ta, tb) in self.shared.items():
             cons: list = []
             try:
-                pa_ = sta.state[v]
-                if isinstance(pa_, SeqPileV) and not self.eb.is_exact(tb):
-                    pa_ = _pile_counts(pa_)
-                moved = self.bridge.translate(ta, tb, pa_, cons)
+                moved = self.bridge.translate(ta, tb, sta.state[v], cons)
             except Unsupported:
                 continue
             ctx = Ctx(self.eb, {}, self.pb, self.kb)
@@ -553,14 +569,9 @@ def _to_interp(enc: Encoder, t: Type, value):
 
 
 def _game_at(program: Program, S: list, P: list, seed: str):
-    """A game of the interpreter put into a given state, with the given parameters."""
-    import copy
-
-    game = program.start(seed, P[:len(program.spec.params)])
-    game.S[:] = copy.deepcopy(S)
-    game.P[:len(P)] = P
-    program.ns["consts"](game.P)
-    return game
+    """A game of the interpreter put into a given state, with the given parameters (the setup not
+    run: one that faults or meets an undecided point for them does not stand in the way)."""
+    return program.at(S, P, seed)
 
 
 def _broken_invariants(program: Program, S: list, P: list) -> list[str]:

@@ -178,6 +178,16 @@ class Program:
         """
         return Game(self, str(seed), params, fixed_params, chance, judged)
 
+    def at(self, S: list, P: list, seed: str, judged=None) -> "Game":
+        """A game put into state S with parameters P (and the constants they give), its chance from
+        `seed`: the setup is not run (a state given, as rulespec diff's witnesses are: a setup that
+        faults, or meets an undecided point, for those parameters does not stand in the way)."""
+        import copy
+
+        game = Game(self, str(seed), list(P[:len(self.spec.params)]), None, judged=judged, setup=False)
+        game.S[:] = copy.deepcopy(S)
+        return game
+
     def judging(self, kind: str, name: str = "") -> tuple[dict, set]:
         """(Game.step's keywords, start's judged) for a replay that judges property `name` of this
         kind alone: an invariant, or a ranking or bound (`terminates`, `bound`); nothing for any
@@ -205,7 +215,7 @@ class Game:
     """One play of a Program from a seed."""
 
     def __init__(self, program: Program, seed: str, params: list | None, fixed_params: dict | None, chance=None,
-                 judged=None):
+                 judged=None, setup: bool = True):
         self.program = program
         self.judged = None if judged is None else frozenset(judged)  # see Program.start
         self.seed = seed
@@ -220,8 +230,9 @@ class Game:
         self.bound_active = [False] * len(program.bounds)
         self.bound_counts = [0] * len(program.bounds)
         self._of_params = None
-        ns["init"](self.S, self.P, self.chance)
-        self._update_bounds_trigger()
+        if setup:  # (not: a caller puts the game into a state of its own, Program.at)
+            ns["init"](self.S, self.P, self.chance)
+            self._update_bounds_trigger()
 
     @property
     def params(self) -> list:
