@@ -443,12 +443,13 @@ class Comparison:
         undecided = [
             ("undecided", AND(sta.guard, stb.guard, gap_a, stb.alive)),
             ("undecided", AND(sta.guard, stb.guard, gap_b, sta.alive)),
-            ("undecided", AND(sta.guard, stb.guard, gap_a, fault_b)),
-            ("undecided", AND(sta.guard, stb.guard, gap_b, fault_a)),
         ]
-        # a run-time error in one edition, the move played through in the other: an outcome
-        queries += [("outcome", AND(sta.guard, stb.guard, fault_a, stb.alive)),
-                    ("outcome", AND(sta.guard, stb.guard, fault_b, sta.alive))]
+        # asked last: a run-time error in one edition where the other plays the move through (an
+        # outcome), or is undecided (one report per kind and rule: these come after the others')
+        faults = [("outcome", AND(sta.guard, stb.guard, fault_a, stb.alive)),
+                  ("outcome", AND(sta.guard, stb.guard, fault_b, sta.alive)),
+                  ("undecided", AND(sta.guard, stb.guard, gap_a, fault_b)),
+                  ("undecided", AND(sta.guard, stb.guard, gap_b, fault_a))]
         differs = []
         for v, (ta, tb) in self.shared.items():
             cons: list = []
@@ -460,7 +461,7 @@ class Comparison:
             differs.append((v, AND(*cons, NOT(_same(ctx, tb, moved, stb.state[v])))))
         if differs:
             queries.append(("outcome", AND(sta.guard, stb.guard, sta.alive, stb.alive, OR(*[d for _v, d in differs]))))
-        queries += undecided
+        queries += undecided + faults
         conserved = self.conservation()
         detail = (sta, stb, args_a, tuple(args_b))
         for kind, goal in queries:
