@@ -569,15 +569,9 @@ def _to_interp(enc: Encoder, t: Type, value):
     return value
 
 
-def _game_at(program: Program, S: list, P: list, seed: str):
-    """A game of the interpreter put into a given state, with the given parameters (the setup not
-    run: one that faults or meets an undecided point for them does not stand in the way)."""
-    return program.at(S, P, seed)
-
-
 def _broken_invariants(program: Program, S: list, P: list) -> list[str]:
     """The invariants (not marked expect violated) that are false in a given state, per the interpreter."""
-    game = _game_at(program, S, P, "diff")
+    game = program.at(S, P, "diff")
     out = []
     for p, fn in program.invariants:
         if p.expect_violated:
@@ -593,7 +587,7 @@ def _broken_invariants(program: Program, S: list, P: list) -> list[str]:
 
 def _play(program: Program, S: list, P: list, move, seed: str) -> tuple[Side, list | None]:
     """One move from a given state in an interpreter: what happens (and the state after)."""
-    game = _game_at(program, S, P, seed)
+    game = program.at(S, P, seed)
     spec = program.spec
     failing = game.failing_conjunct(move)
     if failing >= 0:

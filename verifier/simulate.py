@@ -346,8 +346,6 @@ def record_trace(program: Program, seed: str, params: list, moves: list, about=N
     # search's play went on; a random game's stops there, so its findings never meet one)
     inv = next(fn for q, fn in program.invariants if q.name == about.name) \
         if about is not None and about.kind == "invariant" else None
-    if inv is not None:
-        how = {"check": False}
 
     def judge(after: str) -> str | None:
         """The invariant's run-time error, if any, or None; the outcome is its violation where false."""
@@ -359,7 +357,8 @@ def record_trace(program: Program, seed: str, params: list, moves: list, about=N
         except (Fault, Gap) as exc:
             return f"evaluating {about.name} runs into a run-time error: {getattr(exc, 'message', exc)}"
         return None
-    if inv is not None:  # false from the start (a finding of no move)
+    if inv is not None:  # judged here, not by the steps; false from the start: a finding of no move
+        how = {"check": False}
         judge("in the initial state")
     try:
         for i, move in enumerate(moves, 1):

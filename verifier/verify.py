@@ -63,6 +63,17 @@ class Result:
 
 EXPLORE = 400_000  # moves of the directed search (explore.py), per player count
 
+# the results every run has besides the spec's properties
+NO_RUNTIME_ERRORS = ir.Property("fault", "no_runtime_errors", None, None,
+                                doc="No move runs into a run-time error of the spec.")
+NO_DEADLOCK = ir.Property("deadlock", "no_deadlock", None, None, doc="Every state that is not an end has a move.")
+
+
+def _gap_property(u_pt: ir.Undecided) -> ir.Property:
+    """The result of an undecided point (one for all its inlined copies: named by its place)."""
+    return ir.Property("undecided", f"gap:{u_pt.span.line}:{u_pt.span.col}" if u_pt.span else f"gap:{u_pt.id}",
+                       u_pt.cite, u_pt.span, doc=u_pt.reason)
+
 
 class _Budget:
     """The per-property time limit (Verifier.property_timeout): the solver time the questions of
@@ -822,19 +833,15 @@ class Verifier:
                 continue
             self.add(p, "unknown", t0, why)
         t0 = time.perf_counter()
-        prop = ir.Property("fault", "no_runtime_errors", None, None, doc="No move runs into a run-time error of the spec.")
+        fault = self.rules_fault()
+        if not (fault and self.from_simulation(NO_RUNTIME_ERRORS, fault, t0, kind="fault")):
+            self.add(NO_RUNTIME_ERRORS, "unknown", t0, why, kind="fault")
         sim = self.simulation()
-        fault = next((k for k, f in (sim.findings if sim else {}).items() if f.kind == "fault" and self._replays(f)),
-                     None)
-        if not (fault and self.from_simulation(prop, fault, t0, kind="fault")):
-            self.add(prop, "unknown", t0, why, kind="fault")
-        prop = ir.Property("deadlock", "no_deadlock", None, None, doc="Every state that is not an end has a move.")
         if not (sim and "deadlock" in sim.findings and self._replays(sim.findings["deadlock"])
-                and self.from_simulation(prop, "deadlock", t0, kind="deadlock")):
-            self.add(prop, "unknown", t0, why, kind="deadlock")
+                and self.from_simulation(NO_DEADLOCK, "deadlock", t0, kind="deadlock")):
+            self.add(NO_DEADLOCK, "unknown", t0, why, kind="deadlock")
         for u_pt in self.spec.undecided:
-            prop = ir.Property("undecided", f"gap:{u_pt.span.line}:{u_pt.span.col}" if u_pt.span else f"gap:{u_pt.id}",
-                               u_pt.cite, u_pt.span, doc=u_pt.reason)
+            prop = _gap_property(u_pt)
             if not any(r.property == prop.name for r in self.results) and not self.gap_simulated(prop, u_pt, t0):
                 self.add(prop, "unknown", t0, f"{u_pt.reason}: {why}", kind="undecided")
 
@@ -963,6 +970,13 @@ class Verifier:
                 except (Fault, Gap):  # a run-time error of the rules
                     pass
         return self._stopped
+
+    def rules_fault(self) -> str | None:
+        """The key of a random game's run-time error that the rules meet (a property's evaluation
+        that faults is not one of them: _replays), or None."""
+        sim = self.simulation()
+        return next((k for k, f in (sim.findings if sim else {}).items() if f.kind == "fault" and self._replays(f)),
+                    None)
 
     def _replays(self, f) -> bool:
         """Whether a simulated game's finding (a violation, a run-time error or a deadlock) happens
@@ -1674,16 +1688,12 @@ class Verifier:
                 self.beyond_exact_cut = self.beyond_exact_cut or self.over_budget()
             if open_:
                 suspects.append((a, f"{a.name} ({'; '.join(dict.fromkeys(open_))})"))
-        prop = ir.Property("fault", "no_runtime_errors", None, None,
-                           doc="No move runs into a run-time error of the spec.")
+        prop = NO_RUNTIME_ERRORS
         if not suspects:
             self.add(prop, "proved", t0, "no action can fault in a state the proved invariants allow", kind="fault")
             return
         # a run-time error in a simulated game is a real trace; else search for one
-        sim = self.simulation()
-        # (one the rules meet: a property's evaluation that faults is not one of them, _replays)
-        fault = next((k for k, f in (sim.findings if sim else {}).items() if f.kind == "fault" and self._replays(f)),
-                     None)
+        fault = self.rules_fault()
         if fault and self.from_simulation(prop, fault, t0, kind="fault"):
             return
         try:
@@ -2038,8 +2048,7 @@ class Verifier:
     def check_gap(self, u_pt):
         """One undecided point (and its inlined copies, reported once)."""
         t0 = time.perf_counter()
-        prop = ir.Property("undecided", f"gap:{u_pt.span.line}:{u_pt.span.col}" if u_pt.span else f"gap:{u_pt.id}",
-                           u_pt.cite, u_pt.span, doc=u_pt.reason)
+        prop = _gap_property(u_pt)
         if any(r.property == prop.name for r in self.results):
             return
         ids = [x.id for x in self.spec.undecided if x.span == u_pt.span]  # inlined copies of one point
@@ -2100,7 +2109,7 @@ class Verifier:
 
     def check_deadlock(self):
         t0 = time.perf_counter()
-        prop = ir.Property("deadlock", "no_deadlock", None, None, doc="Every state that is not an end has a move.")
+        prop = NO_DEADLOCK
         if self.unsupported:  # nothing proved; a random game that ends in one is a real trace
             if not self.from_simulation(prop, "deadlock", t0, kind="deadlock"):
                 self.add(prop, "unknown", t0, "cannot encode " + ", ".join(self.unsupported), kind="deadlock")
