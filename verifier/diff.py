@@ -318,6 +318,16 @@ class Difference:
                 "cite_b": self.cite_b.to_json() if self.cite_b else None}
 
 
+# what compare_action's check returns where the interpreters bear out another kind of difference
+# than the one asked for, or none: the question is asked again, without that model
+AGAIN = ("again",)
+
+
+class NotBorneOut(str):
+    """_witness's answer where both interpreters do the same from Z3's witness (a draw or an order
+    Z3 chose freely went otherwise there): why it is not reported."""
+
+
 class Comparison:
     """Both editions for one player count: a shared pre-state, their steps, witnesses."""
 
@@ -329,6 +339,7 @@ class Comparison:
         # the piles edition B follows card by card: how many cards (Bridge.translate keeps A's order there)
         self.bridge.exact_b = lambda t: self.eb.exact[t.elem] if self.eb.is_exact(t) else None
         self.timeout_ms = int(timeout * 1000)
+        self._vacuous: str | None | bool = False  # not asked yet (vacuous)
         self.cons: list = []
         # parameters: shared where the name and a compatible type agree
         self.pa, _ca, pcons_a = self.ea.fresh_params("pa.")
@@ -374,13 +385,36 @@ class Comparison:
 
     def invariants(self) -> list:
         """The invariants of both editions in the shared state: the states both consider possible."""
+        return self._own_invariants(self.a) + self._own_invariants(self.b)
+
+    def vacuous(self) -> str | None:
+        """Why no state can be asked about, where no state satisfies both editions' invariants (as
+        the prover encodes them: a pile is followed only up to the setup's card count): every
+        question would then be unsat, and a rule with no witness would pass for the same behaviour.
+        None where such a state exists, or the question is not settled in time (the questions then
+        say so themselves)."""
+        if self._vacuous is not False:
+            return self._vacuous
+        self._vacuous = None
+        if self._ask(self.cons, AND(*self.invariants()))[0] == z3.unsat:
+            own = [spec.edition or label for spec, label in ((self.a, "A"), (self.b, "B"))
+                   if self._ask(self.cons, AND(*self._own_invariants(spec)))[0] == z3.unsat]
+            whose = (f"{own[0]}'s invariants alone are unsatisfiable" if len(own) == 1 else
+                     "each edition's invariants alone are unsatisfiable" if own else
+                     "each edition's invariants are satisfiable alone, not together")
+            self._vacuous = (f"no state satisfies both editions' invariants with {self.n} players, as the prover "
+                             f"encodes them ({whose}): there is no state to compare the editions in")
+        return self._vacuous
+
+    def _own_invariants(self, spec: ir.Spec) -> list:
+        """One edition's invariants (spec: self.a or self.b) in the shared state, as Z3 facts."""
+        enc, state, params, consts = ((self.ea, self.sa, self.pa, self.ka) if spec is self.a
+                                      else (self.eb, self.sb, self.pb, self.kb))
         out = []
-        for spec, enc, state, params, consts in ((self.a, self.ea, self.sa, self.pa, self.ka),
-                                                  (self.b, self.eb, self.sb, self.pb, self.kb)):
-            for p in spec.properties:
-                if p.kind == "invariant" and not p.expect_violated:
-                    v, f, c = enc.evaluate(p.expr, state, params, consts, tag=f"inv.{spec.edition}.{p.name}")
-                    out += [v, NOT(f), *c]
+        for p in spec.properties:
+            if p.kind == "invariant" and not p.expect_violated:
+                v, f, c = enc.evaluate(p.expr, state, params, consts, tag=f"inv.{spec.edition}.{p.name}")
+                out += [v, NOT(f), *c]
         return out
 
     def conservation(self) -> list:
@@ -414,7 +448,9 @@ class Comparison:
         """Witness queries for one action present in both editions: yields (kind, model, steps).
 
         check(kind, model, detail), if given, returns (side, invariant) when the model's state
-        breaks that invariant in the interpreters; the query is then asked again with it."""
+        breaks that invariant in the interpreters, and AGAIN when they show another kind of
+        difference there, or none; the query is then asked again with the invariant, or without the model
+        (at most REFINE times)."""
         aa, ab = self.a.action(name), self.b.action(name)
         args_a_cons: list = []
         args_a = tuple(self.ea.fresh(t, f"arg.{name}.{n}", args_a_cons) for n, t in aa.params)
@@ -470,6 +506,7 @@ class Comparison:
             # interpreters find broken in a witness (at most REFINE times)
             r = self._ask(base + plausible, goal)
             if r[0] == z3.sat:
+                self._vacuous = None  # a state both editions' invariants allow
                 # an invariant that chooses freely (the rank in a pile whose order is not followed)
                 # may hold in Z3's model and not in the interpreters' state made from it: ask again
                 # without that model's values of what the broken invariant reads (at most REFINE times)
@@ -478,7 +515,9 @@ class Comparison:
                     broken = check(kind, r[1], (*detail, "invariants")) if check else None
                     if not broken or _round == self.REFINE:
                         break
-                    blocked.append(self.other_than(r[1], self.invariant(*broken)))
+                    # AGAIN: the interpreters saw another kind of difference there (a draw Z3 chose
+                    # freely went otherwise): asked again without this model's values of the goal's terms
+                    blocked.append(self.other_than(r[1], [goal] if broken == AGAIN else self.invariant(*broken)))
                     r2 = self._ask(base + plausible + blocked, goal)
                     if r2[0] != z3.sat:
                         break
@@ -496,6 +535,9 @@ class Comparison:
                 if not broken or broken in added or _round == self.REFINE:
                     yield kind, r[1], (*detail, "conservation")
                     break
+                if broken == AGAIN:
+                    facts.append(self.other_than(r[1], [goal]))
+                    continue
                 added.add(broken)
                 facts += self.invariant(*broken)
             if r[0] == z3.unknown:
@@ -661,8 +703,23 @@ def compare(a: ir.Spec, b: ir.Spec, players: list[int] | None = None, timeout: f
 
                 played: dict = {}  # id(model) -> what _witness made of it, so that no model is played twice
 
+                def found(d: Difference):
+                    if d.kind not in kinds_found:
+                        d.seconds = time.perf_counter() - t1
+                        differences.append(d)
+                        witnessed.add(name)
+                        kinds_found.add(d.kind)
+
                 def check(kind, model, detail, name=name):
                     d = played[id(model)] = _witness(cmp, pa, pb, name, kind, model, detail, n)
+                    if isinstance(d, Difference) and d.kind != kind:
+                        # the interpreters show a difference of another kind there: kept, and the
+                        # question asked again for one of its own kind (one report per kind and rule:
+                        # an outcome a witness stepping into an undecided point stood for was lost)
+                        found(d)
+                        return AGAIN
+                    if isinstance(d, NotBorneOut):
+                        return AGAIN  # asked again without it: the rule was "not decided" on one model
                     return d if isinstance(d, tuple) else None
                 for kind, model, detail in cmp.compare_action(name, check):
                     if kind == "unknown":
@@ -681,15 +738,18 @@ def compare(a: ir.Spec, b: ir.Spec, players: list[int] | None = None, timeout: f
                     if isinstance(d, str):
                         unknown.append((name, n, d))
                         continue
-                    if d.kind not in kinds_found:
-                        d.seconds = time.perf_counter() - t1
-                        differences.append(d)
-                        witnessed.add(name)
-                        kinds_found.add(d.kind)
+                    found(d)
             except Unsupported as exc:
                 unknown.append((name, n, exc.message))
             if progress:
                 progress()
+        # a rule with no witness and nothing undecided with n players: the same behaviour there,
+        # unless no state satisfies both editions' invariants (asked only where no question had a
+        # model: every question would be unsat)
+        same = [name for name in changed_actions if name not in witnessed
+                and not any(u[0] == name and u[1] == n for u in unknown)]
+        if same and cmp.vacuous():
+            unknown += [(name, n, cmp.vacuous()) for name in same]
     equivalent = [name for name in changed_actions if name not in witnessed and
                   not any(u[0] == name for u in unknown)]
     unknown = [u for u in unknown if u[0] not in witnessed]
@@ -729,7 +789,7 @@ def _witness(cmp: Comparison, pa: Program, pb: Program, name: str, kind: str, mo
                 kind, confirmed = "outcome", True
                 break
     if not confirmed:
-        return f"Z3's {kind} witness is not borne out by the interpreters (both editions do the same there)"
+        return NotBorneOut(f"Z3's {kind} witness is not borne out by the interpreters (both editions do the same there)")
     consequence = _consequence(a, b, kind, side_a, side_b)
     setup = _setup_lines(cmp, pa, a, Sa, act_a)
     if where == "conservation":
