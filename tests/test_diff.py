@@ -407,3 +407,27 @@ action a0() cite "P" "p" when size(dk) >= 2 and x == 0 { draw 2 from dk to hb  x
     assert sorted(d.kind for d in report.differences) == ["outcome", "undecided"], asked
     assert [k for k, _s in asked[:2]] == ["outcome", "outcome"] and asked[0][1] != asked[1][1], asked
     assert not report.unknown and not report.equivalent
+
+
+def test_a_run_time_error_of_one_editions_games_is_a_property_difference(tmp_path):
+    # B narrows K's field, and the constant deck, the same text, now faults in every game of B: the
+    # property rows list no_runtime_errors (diff --games 1 stopped with exit 3)
+    text = """
+game g "G"
+players 2..2 cite "P" "p"
+card K { v: 0..1 }
+const deck: bag of K = { 1 of K(w) for w in 0..1 }
+zone s: bag of K
+init cite "P" "p" { s := deck }
+/// t.
+action take() cite "P" "p" when K(1) in s { move K(1) from s to s }
+"""
+    a, b = tmp_path / "a.rules", tmp_path / "b.rules"
+    a.write_text(text, encoding="utf-8")
+    b.write_text(text.replace("v: 0..1", "v: 1..1"), encoding="utf-8")
+    code, doc = diff_json(str(a), str(b), "--games", "2", "--timeout", "5")
+    rows = [p for p in doc["properties"] if p["property"] == "no_runtime_errors"]
+    assert code == 1 and rows == [{"property": "no_runtime_errors", "players": 2, "a": "tested (2 games)",
+                                   "b": "violated (2 of 2 games)", "differs": True}], doc["properties"]
+    code, doc = diff_json(str(a), str(a), "--games", "2")
+    assert code == 0 and not any(p["differs"] for p in doc["properties"]), doc["properties"]

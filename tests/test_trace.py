@@ -86,7 +86,8 @@ def test_replay_detects_an_edited_state(tmp_path):
 
 @pytest.mark.parametrize("content, message", [
     ("{not json", "not valid JSON"),
-    ('{"states": []}', 'no "states" list'),
+    ('{"#meta": {"players": 3}, "states": {}}', 'no "states" list'),
+    ('{"#meta": {"players": 3}, "states": []}', "the trace has no states (a game whose setup stopped), but the setup"),
     ('{"#meta": {}, "states": [{}]}', '"players"'),
     ('{"#meta": {"players": 9}, "states": [{}]}', "for 9 players"),
 ])

@@ -24,7 +24,7 @@ from .backends.runtime import Fault, Gap
 from .backends.z3 import (AND, EQ, IMPLIES, ITE, NOT, OR, BagV, Ctx, Encoder, MapV, OptV, PileV, SeqPileV, SeqV, SetV,
                           Unsupported, _consts, _lt, _model_bool, concrete)
 from .trace import describe_changes
-from .verify import _walk
+from .verify import NO_RUNTIME_ERRORS, _walk
 from .types import (BagT, BoolT, Domains, EnumT, IntT, MapT, OptT, OrderT, PileT, PlayerT, RecordT, SetT, TupleT, Type,
                     format_value, record_fields, record_kind)
 
@@ -891,6 +891,12 @@ def _compare_properties(a: ir.Spec, b: ir.Spec, counts: list[int], games: int) -
         for name in sorted(set(names_a) | set(names_b)):
             sa, sb = status(ra, names_a.get(name)), status(rb, names_b.get(name))
             out.append({"property": name, "players": n, "a": sa, "b": sb, "differs": sa != sb})
+        # the run-time errors of the rules (verify's no_runtime_errors): a game stopped by one in
+        # one edition only is a difference (a constant or a setup that faults in B, say)
+        faults_a, faults_b = ra.stopped.get("fault", 0), rb.stopped.get("fault", 0)
+        sa, sb = (f"violated ({k} of {games} games)" if k else f"tested ({games} games)" for k in (faults_a, faults_b))
+        out.append({"property": NO_RUNTIME_ERRORS.name, "players": n, "a": sa, "b": sb,
+                    "differs": bool(faults_a) != bool(faults_b)})
         out.append({"property": "(games stopped at a gap)", "players": n, "a": f"{gaps_a} of {games}",
                     "b": f"{gaps_b} of {games}", "differs": False, "info": True})
     return out

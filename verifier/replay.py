@@ -69,7 +69,8 @@ def _read(path: str) -> tuple[SourceFile, dict]:
     except json.JSONDecodeError as exc:
         span = Span(path, exc.lineno, exc.colno, exc.lineno, exc.colno + 1)
         raise UserError(error("E007", f"not valid JSON: {exc.msg}", span, hint="an ITF trace is a JSON object")) from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("states"), list) or not doc["states"]:
+    # (an empty list: a game whose setup stopped, at a run-time error or an undecided point)
+    if not isinstance(doc, dict) or not isinstance(doc.get("states"), list):
         raise UserError(error("E007", "not an ITF trace: no \"states\" list", Span(path, 1, 1, 1, 2),
                               hint="pass a trace written by `rulespec simulate --save-traces` or `play --save-trace`"))
     return source, doc
@@ -121,6 +122,9 @@ def replay(spec: ir.Spec, path: str) -> ReplayResult:
         empty = Trace(spec, players, seed, params or [], [], [], {"kind": "fault"})
         return ReplayResult(empty, {"kind": "fault", "step": 0, "message": exc.message, "violations": []}, True)
     states = doc["states"]
+    if not states:
+        bad("the trace has no states (a game whose setup stopped), but the setup plays through here", None,
+            hint="pass a trace written by `rulespec simulate --save-traces` or `play --save-trace` for this spec")
     _compare(spec, codec, states[0], game.S, 0, bad)
     steps: list[TraceStep] = []
     snapshots = [game.snapshot()]

@@ -281,6 +281,7 @@ def simulate(spec: ir.Spec, players: int, games: int, seed, max_steps: int = 100
             f = gap_finding(spec, exc.id) if isinstance(exc, Gap) else fault_finding(program, exc)
             result = GameResult([], None, [f], {}, {})
             game = None
+            drawn = getattr(exc, "params", None)  # a constant's run-time error: the parameters drawn
         else:
             result = play_random(game, random.Random(f"{game_seed}/policy"), max_steps, check, avoid_gaps)
         report.moves.append(len(result.moves))
@@ -297,7 +298,8 @@ def simulate(spec: ir.Spec, players: int, games: int, seed, max_steps: int = 100
             kind = stopping[0].kind
             report.stopped[kind] = report.stopped.get(kind, 0) + 1
         # (a setup that raised: the parameters it was given, drawn from the seed as the game drew them)
-        params = game.params if game is not None else program.params_of(game_seed)[:len(spec.params)]
+        params = game.params if game is not None else \
+            drawn if drawn is not None else program.params_of(game_seed)[:len(spec.params)]
         for f in result.avoided:
             report.avoided[f.key] = report.avoided.get(f.key, 0) + 1
         stopped_keys = {f.key for f in result.findings}

@@ -96,7 +96,11 @@ def draw_params(cd, program: Program) -> list:
     if drawable(program):
         values = [draw_value(cd, p.type, program.domains) for p in spec.params]
         P = values + [None] * len(spec.consts)
-        program.ns["consts"](P)
+        try:
+            program.ns["consts"](P)
+        except (Fault, Gap) as exc:  # the setup's run-time error (play reports it), with these
+            exc.params = values
+            raise
         if all(program.ns[f"pwhere_{i}"](P) for i, p in enumerate(spec.params) if p.where is not None):
             return values
     k = cd.draw_integer(0, 2**32 - 1)
@@ -182,15 +186,17 @@ def play(data, program: Program, run_seed: str, max_steps: int, observe, by_acti
     """
     cd = data.conjecture_data
     seed = f"{run_seed}/{cd.draw_integer(0, 2**32 - 1)}"
-    params = draw_params(cd, program)
-    p = Play(seed, params)
+    p = Play(seed, [])
     try:
-        game = program.start(seed, params)
+        p.params = draw_params(cd, program)
+        game = program.start(seed, p.params)
     except Gap as exc:
+        p.params = getattr(exc, "params", p.params)  # (a constant's: the parameters drawn)
         p.stop, p.gap = "gap", exc.id
         observe(p)
         return
     except Fault as exc:
+        p.params = getattr(exc, "params", p.params)
         _fail(p, observe, "fault", _fault_key(program, exc), f"run-time error in the setup: {exc.message}", exc)
     _violations(p, observe, game.initial_violations())
     reachables = game.program.reachables

@@ -128,7 +128,11 @@ class Program:
         for attempt in range(10000):
             for i, p in enumerate(params):
                 P[i] = fixed[p.name] if p.name in fixed else self.random_value(p.type, rng)
-            self.ns["consts"](P)  # a parameter's condition may use constants
+            try:
+                self.ns["consts"](P)  # a parameter's condition may use constants
+            except (Fault, Gap) as exc:  # a setup's run-time error: the caller reports it, with these
+                exc.params = P[:len(params)]
+                raise
             if all(self.ns[f"pwhere_{i}"](P) for i, p in enumerate(params) if p.where is not None):
                 return P
             if all(p.name in fixed for p in params if p.where is not None):
