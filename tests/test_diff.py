@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -133,6 +135,30 @@ def test_markdown_report_is_written_and_never_replaces_a_users_file(tmp_path):
     assert r.code == 2 and "E008" in r.err and "not replacing" in r.err
     assert mine.read_text(encoding="utf-8") == "my notes\n"
     assert "Traceback" not in r.err
+    # the page has a new file's permissions (it had 0600, a temporary file's), or the old page's;
+    # a link to a page is followed (it was replaced by a file, and its target left as it was)
+    umask = os.umask(0o022)
+    try:
+        fresh = tmp_path / "fresh.md"
+        assert run_cli("diff", EN, XX, "--games", "0", "--markdown", str(fresh)).code == 1
+        assert stat.S_IMODE(fresh.stat().st_mode) == 0o644
+    finally:
+        os.umask(umask)
+    out.chmod(0o640)
+    link = tmp_path / "link.md"
+    link.symlink_to(out)
+    assert run_cli("diff", EN, EN, "--games", "0", "--markdown", str(link)).code == 0
+    assert link.is_symlink() and stat.S_IMODE(out.stat().st_mode) == 0o640
+    assert "| changes scoring | 0 |" in out.read_text(encoding="utf-8")
+
+
+def test_players_that_differ_are_a_change(tmp_path):
+    # players 2..3 against 2..4: listed, and compared where both allow (it was not mentioned, exit 0)
+    b = tmp_path / "b.rules"
+    b.write_text(Path(EN).read_text(encoding="utf-8").replace("players 2..3", "players 2..4", 1), encoding="utf-8")
+    code, doc = diff_json(EN, str(b), "--games", "0")
+    assert code == 1 and {"kind": "changed", "category": "players", "name": "2..3 -> 2..4"} == \
+        {k: v for k, v in doc["changes"][0].items() if k in ("kind", "category", "name")}, doc["changes"]
 
 
 def test_bad_input(tmp_path):
@@ -362,6 +388,15 @@ invariant three cite "P" "p": size(dk) == 3
     b.write_text(text.replace("size(dk) == 3", "size(dk) <= 3").replace("cn := 1", "cn := 2"), encoding="utf-8")
     code, doc = diff_json(str(a), str(b), "--games", "0")
     assert code == 1 and not doc["unknown"] and [d["rule"] for d in doc["differences"]] == ["tick"], doc
+    # B deals a third card, and each edition counts its cards: B's invariant holds in B's own
+    # states, not in one that shares A's pile (it said that B's alone were unsatisfiable)
+    counted = text.replace("size(dk) == 3", "all(c in K: count(x in dk where x == c) == 1)").replace("v: 0..2", "v: 0..1")
+    a.write_text(counted, encoding="utf-8")
+    b.write_text(counted.replace("v: 0..1", "v: 0..2").replace("[K(1), K(0)]", "[K(1), K(0), K(2)]")
+                 .replace("cn := 1", "cn := 2"), encoding="utf-8")
+    code, doc = diff_json(str(a), str(b), "--games", "0")
+    (u,) = doc["unknown"]
+    assert "(B's invariants hold in states of its own, but in none that shares A's values" in u["why"], u
 
 
 @pytest.mark.parametrize("fake", ["undecided", "not borne out"])
@@ -431,3 +466,65 @@ action take() cite "P" "p" when K(1) in s { move K(1) from s to s }
                                    "b": "violated (2 of 2 games)", "differs": True}], doc["properties"]
     code, doc = diff_json(str(a), str(a), "--games", "2")
     assert code == 0 and not any(p["differs"] for p in doc["properties"]), doc["properties"]
+
+
+# Editions whose declarations differ (a differential fuzzer's repros). The enum's new value changes
+# ord(e) in a rule whose text is the same (it was not compared: rules were fingerprinted with their
+# types' names only); a map over an enum B extends, a zone that is a pile in A and a bag in B, and a
+# player that B keeps as a number were not shared (B's value was a free one, and a witness showed a
+# difference that their shared state does not have)
+DECL = """
+game g "G"
+players 2..2 cite "P" "p"
+enum Col { red, green }
+card K { v: 0..1 }
+var e: Col
+var x: 0..5
+var m: map Col -> 0..3
+var t: Player
+zone s: pile of K
+zone h: bag of K
+init cite "P" "p" { s := [K(0), K(1)] }
+/// score.
+action score() cite "P" "p" when x == 0 { x := ord(e) + 1 }
+/// mark.
+action mark(c: Col) cite "P" "p" when m[c] == 0 { m[red] := 1 }
+/// take.
+action take() cite "P" "p" when K(0) in s { move K(0) from s to h }
+/// turn.
+action turn(p: Player) by p cite "P" "p" when p == t { x := 1 }
+"""
+
+
+@pytest.mark.parametrize("b_text, found", [
+    (DECL.replace("enum Col { red, green }", "enum Col { red, blue, green }")
+     .replace("when m[c] == 0 { m[red] := 1 }", "when m[c] == 0 { m[red] := 2 }"),
+     [("mark", "outcome"), ("score", "outcome")]),
+    (DECL.replace("zone s: pile of K", "zone s: bag of K").replace("s := [K(0), K(1)]", "s := {K(0), K(1)}"), []),
+    (DECL.replace("var t: Player", "var t: 0..1"), []),
+])
+def test_declarations_that_differ(tmp_path, b_text, found):
+    a, b = tmp_path / "a.rules", tmp_path / "b.rules"
+    a.write_text(DECL, encoding="utf-8")
+    b.write_text(b_text, encoding="utf-8")
+    code, doc = diff_json(str(a), str(b), "--games", "0", "--timeout", "10")
+    assert sorted((d["rule"], d["kind"]) for d in doc["differences"]) == found and not doc["unknown"], doc
+    assert code == (1 if found else 0)
+    for d in doc["differences"]:
+        if d["rule"] == "score":  # green is 1 in A, 2 in B
+            assert "e = green" in d["setup"] and d["a"]["changes"] == ["x: 0 -> 2"] and d["b"]["changes"] == ["x: 0 -> 3"], d
+        if d["rule"] == "mark":
+            assert d["a"]["changes"] in ([], ["m[red]: 0 -> 1"]) and d["b"]["changes"][-1].endswith("-> 2"), d
+    if not found:
+        assert doc["equivalent"], doc
+
+
+def test_a_witness_shows_what_either_edition_reads(tmp_path):
+    # B sets x from y, which A's move does not read: the setup shows y too (it showed x alone)
+    a, b = tmp_path / "a.rules", tmp_path / "b.rules"
+    text = DECL.replace("var x: 0..5", "var x: 0..5\nvar y: 0..5")
+    a.write_text(text, encoding="utf-8")
+    b.write_text(text.replace("when x == 0 { x := ord(e) + 1 }", "when x == 0 { x := y }"), encoding="utf-8")
+    code, doc = diff_json(str(a), str(b), "--games", "0", "--timeout", "10")
+    (d,) = doc["differences"]
+    assert code == 1 and d["rule"] == "score" and any(line.startswith("y = ") for line in d["setup"]), d

@@ -476,13 +476,23 @@ def _check_markdown_target(path: str) -> None:
 
 
 def _write_markdown(path: str, text: str) -> None:
+    """Written whole or not at all (a temporary file renamed over it); a link is followed (its
+    target is the page); the page gets the permissions a new file gets, or the old page's."""
     import tempfile
 
+    target = os.path.realpath(path)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".rulespec-diff-", suffix=".md", dir=os.path.dirname(os.path.abspath(path)))
+        if os.path.exists(target):
+            mode = os.stat(target).st_mode & 0o7777
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        fd, tmp = tempfile.mkstemp(prefix=".rulespec-diff-", suffix=".md", dir=os.path.dirname(target))
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
-        os.replace(tmp, path)
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
     except OSError as exc:
         raise UserError(error("E008", f"cannot write '{path}': {exc.strerror or exc}",
                               hint="check the folder's permissions")) from None

@@ -41,7 +41,8 @@ def _norm_local(name: str) -> str:
 
 def fingerprint(spec: ir.Spec, node, dom: Domains, _seen: tuple = ()) -> str:
     """A canonical text of a rule's formal content: no spans, citations or docs; values by name;
-    definitions and constants it uses expanded (a change in them changes the rule)."""
+    definitions and constants it uses expanded, enums and records by their definitions (a change
+    in them changes the rule)."""
     if isinstance(node, ir.Lit):
         try:
             return "lit(" + format_value(node.type, node.value, dom) + ")"
@@ -62,6 +63,10 @@ def fingerprint(spec: ir.Spec, node, dom: Domains, _seen: tuple = ()) -> str:
         return "[" + ",".join(fingerprint(spec, x, dom, _seen) for x in node) + "]"
     if isinstance(node, str):
         return _norm_local(node)
+    if isinstance(node, (EnumT, RecordT)):
+        # by its definition, not its name: a value added, removed or reordered, or a field's range
+        # changed, changes what a rule that names the type does (ord, a loop over it, a count)
+        return repr(node)
     if isinstance(node, Type):
         return str(node)
     if hasattr(node, "__dataclass_fields__"):
@@ -77,7 +82,7 @@ def fingerprint(spec: ir.Spec, node, dom: Domains, _seen: tuple = ()) -> str:
 @dataclass
 class RuleChange:
     kind: str        # added | removed | changed | same
-    category: str    # action | invariant | reachable | terminates | bound | end | stat | scenario | state
+    category: str    # action | invariant | reachable | terminates | bound | end | stat | scenario | state | players
     name: str
     cite_a: ir.Cite | None = None
     cite_b: ir.Cite | None = None
@@ -108,6 +113,9 @@ def align(a: ir.Spec, b: ir.Spec) -> list[RuleChange]:
     dom = Domains(max(a.max_players, b.max_players))
     ra, rb = _rules(a), _rules(b)
     out = []
+    if (a.min_players, a.max_players) != (b.min_players, b.max_players):  # compared where both allow
+        out.append(RuleChange("changed", "players", f"{a.min_players}..{a.max_players} -> {b.min_players}..{b.max_players}",
+                              a.players_cite, b.players_cite))
     for key in list(ra) + [k for k in rb if k not in ra]:
         cat, name = key
         x, y = ra.get(key), rb.get(key)
@@ -132,8 +140,14 @@ class Bridge:
     def __init__(self, dom: Domains):
         self.dom = dom
         self.exact_b = lambda t: None  # a pile type of B -> how many cards B follows card by card, or None
+        # (type of B, name, constraints) -> a new value of it: what A's value does not give B
+        self.fresh_b = None
 
     def compatible(self, ta: Type, tb: Type) -> bool:
+        if {type(ta), type(tb)} == {PileT, BagT}:  # a zone's cards, whatever their order
+            return self.compatible(ta.elem, tb.elem)
+        if {type(ta), type(tb)} == {PlayerT, IntT}:  # a player as its number
+            return True
         if type(ta) is not type(tb):
             return False
         if isinstance(ta, EnumT):
@@ -151,7 +165,8 @@ class Bridge:
             return self.compatible(ta.elem, tb.elem) and self.dom.values(ta.elem) and \
                 self._names(ta.elem) == self._names(tb.elem)
         if isinstance(ta, MapT):
-            return self.compatible(ta.key, tb.key) and self.compatible(ta.value, tb.value)
+            return type(ta.key) is type(tb.key) and self.compatible(ta.key, tb.key) and \
+                self.compatible(ta.value, tb.value)
         return ta == tb
 
     def _names(self, t: Type) -> list:
@@ -189,8 +204,26 @@ class Bridge:
             return self.index_map(ta, tb).get(v)
         return v
 
+    def _fresh(self, tb: Type, cons: list):
+        if self.fresh_b is None:
+            raise Unsupported(f"no value of {tb} to give")
+        self._made = getattr(self, "_made", 0) + 1
+        return self.fresh_b(tb, f"bridge.{self._made}", cons)
+
     def translate(self, ta: Type, tb: Type, v, cons: list):
         """v (of ta) as a value of tb; cons gets the constraint that it exists in tb."""
+        if isinstance(ta, PlayerT) and isinstance(tb, IntT):
+            ta = IntT(0, self.dom.players - 1)
+        if isinstance(ta, IntT) and isinstance(tb, PlayerT):
+            cons.append(AND(v >= 0, v < self.dom.players) if concrete(v) is None else 0 <= concrete(v) < self.dom.players)
+            return v
+        if isinstance(ta, BagT) and isinstance(tb, PileT):  # the bag's cards, in an order left free
+            pile = self._fresh(tb, cons)
+            counts = self.translate(ta, BagT(tb.elem), v, cons).counts
+            cons.extend(EQ(x, y) for x, y in zip(_pile_counts(pile).counts, counts))
+            return pile
+        if isinstance(ta, PileT) and isinstance(tb, BagT):
+            v, ta = _pile_counts(v), BagT(ta.elem)
         if isinstance(ta, (EnumT, RecordT)) or (isinstance(ta, IntT) and ta != tb):
             if isinstance(ta, IntT):
                 if tb.lo is not None:
@@ -234,8 +267,8 @@ class Bridge:
             for j in range(self.dom.size(tb.key)):
                 if j in inv:
                     items.append(self.translate(ta.value, tb.value, v.items[inv[j]], cons))
-                else:
-                    raise Unsupported(f"a map over {tb.key} has keys that {ta.key} lacks")
+                else:  # a key A lacks: B's value there is free (as a variable only B has)
+                    items.append(self._fresh(tb.value, cons))
             return MapV(items)
         if isinstance(ta, PileT) and isinstance(v, SeqPileV):
             cap = self.exact_b(tb)
@@ -338,6 +371,7 @@ class Comparison:
         self.bridge = Bridge(self.dom)
         # the piles edition B follows card by card: how many cards (Bridge.translate keeps A's order there)
         self.bridge.exact_b = lambda t: self.eb.exact[t.elem] if self.eb.is_exact(t) else None
+        self.bridge.fresh_b = self.eb.fresh
         self.timeout_ms = int(timeout * 1000)
         self._vacuous: str | None | bool = False  # not asked yet (vacuous)
         self.cons: list = []
@@ -402,9 +436,22 @@ class Comparison:
             whose = (f"{own[0]}'s invariants alone are unsatisfiable" if len(own) == 1 else
                      "each edition's invariants alone are unsatisfiable" if own else
                      "each edition's invariants are satisfiable alone, not together")
+            if own == [self.b.edition or "B"] and self._own_state_allows_b():
+                whose = (f"{own[0]}'s invariants hold in states of its own, but in none that shares A's values "
+                         "of the variables and zones of the same name")
             self._vacuous = (f"no state satisfies both editions' invariants with {self.n} players, as the prover "
                              f"encodes them ({whose}): there is no state to compare the editions in")
         return self._vacuous
+
+    def _own_state_allows_b(self) -> bool:
+        """Whether B's invariants hold in some state of B's own (no variable shared with A)."""
+        state, cons = self.eb.fresh_state("sb_own.")
+        facts = []
+        for p in self.b.properties:
+            if p.kind == "invariant" and not p.expect_violated:
+                v, f, c = self.eb.evaluate(p.expr, state, self.pb, self.kb, tag=f"own.{p.name}")
+                facts += [v, NOT(f), *c]
+        return self._ask(self.cons + cons, AND(*facts))[0] == z3.sat
 
     def _own_invariants(self, spec: ir.Spec) -> list:
         """One edition's invariants (spec: self.a or self.b) in the shared state, as Z3 facts."""
@@ -660,8 +707,9 @@ class DiffReport:
 
     @property
     def found(self) -> bool:
-        return bool(self.differences) or any(c.kind in ("added", "removed") for c in self.changes
-                                             if c.category != "state") or any(p["differs"] for p in self.properties)
+        return bool(self.differences) or any(c.kind in ("added", "removed") or c.category == "players"
+                                             for c in self.changes if c.category != "state") \
+            or any(p["differs"] for p in self.properties)
 
     def summary(self) -> dict:
         out = {c: 0 for c in CONSEQUENCES}
@@ -785,13 +833,14 @@ def _witness(cmp: Comparison, pa: Program, pb: Program, name: str, kind: str, mo
             ia = a.state.index(a.var(v))
             ib = b.state.index(b.var(v))
             ta, tb = a.var(v).type, b.var(v).type
-            if _show(pa, ta, post_a[ia]) != _show(pb, tb, post_b[ib]):
+            if (post_a[ia] != post_b[ib] if {type(ta), type(tb)} == {PlayerT, IntT}  # (a player as his number)
+                    else _show(pa, ta, post_a[ia]) != _show(pb, tb, post_b[ib])):
                 kind, confirmed = "outcome", True
                 break
     if not confirmed:
         return NotBorneOut(f"Z3's {kind} witness is not borne out by the interpreters (both editions do the same there)")
     consequence = _consequence(a, b, kind, side_a, side_b)
-    setup = _setup_lines(cmp, pa, a, Sa, act_a)
+    setup = _setup_lines(cmp, (pa, Sa, act_a), (pb, Sb, act_b))
     if where == "conservation":
         setup.insert(0, "(the query with both editions' invariants timed out: a state found with every card "
                         "somewhere once, then checked against both editions' invariants in the interpreters)")
@@ -827,8 +876,8 @@ def _consequence(a: ir.Spec, b: ir.Spec, kind: str, side_a: Side, side_b: Side) 
     return "changes play"
 
 
-def _setup_lines(cmp: Comparison, program: Program, spec: ir.Spec, S: list, action: ir.Action) -> list[str]:
-    """The state variables the move reads, as they are in the witness."""
+def _reads(spec: ir.Spec, action: ir.Action) -> set[str]:
+    """The state variables an action's guard and body read (through definitions too)."""
     names = set()
     for node in list(action.guard) + list(_stmt_exprs(action.body)):
         for x in _walk(node):
@@ -838,11 +887,23 @@ def _setup_lines(cmp: Comparison, program: Program, spec: ir.Spec, S: list, acti
                 for y in _walk(spec.defs[x.name].body):
                     if isinstance(y, ir.Var):
                         names.add(y.name)
-    out = []
-    for v, value in zip(spec.state, S):
-        if v.name in names:
-            text = _show(program, v.type, value)
-            out.append(f"{v.name} = {text if len(text) <= 160 else text[:157] + '…'}")
+    return names
+
+
+def _setup_lines(cmp: Comparison, side_a: tuple, side_b: tuple) -> list[str]:
+    """The state variables either edition's move reads, as they are in the witness ((program,
+    state, action) per edition): a shared one once, one B does not share with A marked as B's."""
+    (pa, Sa, act_a), (pb, Sb, act_b) = side_a, side_b
+    a, b = cmp.a, cmp.b
+    read_a, read_b = _reads(a, act_a), _reads(b, act_b)
+
+    def line(program, v, value, mark=""):
+        text = _show(program, v.type, value)
+        return f"{v.name}{mark} = {text if len(text) <= 160 else text[:157] + '…'}"
+    out = [line(pa, v, value) for v, value in zip(a.state, Sa)
+           if v.name in read_a or (v.name in read_b and v.name in cmp.shared)]
+    mark = f" ({b.edition or 'B'})"
+    out += [line(pb, v, value, mark) for v, value in zip(b.state, Sb) if v.name in read_b and v.name not in cmp.shared]
     return out
 
 
