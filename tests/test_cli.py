@@ -225,3 +225,60 @@ def test_help_lists_commands():
     for cmd in ("check", "test", "simulate", "replay", "play", "docs"):
         assert cmd in p.stdout
     assert r is None
+
+
+# Bad input a helper's fuzzer of the command line found crashing (exit 3), or answered wrongly
+def test_bad_input_found_by_fuzzing(tmp_path):
+    spec = tmp_path / "t.rules"
+    spec.write_text(TICK := 'game g\nplayers 2..2 cite "S" "two"\nvar x: 0..9\ninit cite "S" "setup" { x := 1 }\n'
+                    '/// a.\naction a(p: Player) by p cite "A" "a" when x == 1 { x := x + 1 }\n')
+    # an integer of more than 4,300 digits (Python's conversion limit): E207 at the literal
+    huge = tmp_path / "huge.rules"
+    huge.write_text(TICK.replace("x := 1 }", "x := 1" + "0" * 4300 + " }"))
+    r = run_cli("check", str(huge))
+    assert r.code == 2 and "huge.rules:4:30: error[E207]: an integer of 4,301 digits" in r.err, r
+    # a first state that is not an object; JSON nested too deep; a number too long for Python
+    for text, message in [('{"#meta": {"players": 2}, "states": [1]}', "state 0 is not an object"),
+                          ('{"#meta": {"players": 2}, "states": [[]]}', "state 0 is not an object"),
+                          ("[" * 30000 + "]" * 30000, "nested too deep"),
+                          ('{"#meta": {"players": 2}, "states": [' + "1" * 5000 + "]}", "more than 4,300 digits")]:
+        trace = tmp_path / "bad.json"
+        trace.write_text(text)
+        r = run_cli("replay", str(spec), str(trace))
+        assert r.code == 2 and message in r.err and "Traceback" not in r.err, (message, r)
+        r = run_cli("docs", str(spec), "--out", str(tmp_path / "site"), "--games", "1", "--results", str(trace))
+        assert r.code == 2 and "E009" in r.err, r
+    # a seed that is not text; a negative number of games or moves
+    assert "the seed is not UTF-8 text" in run_cli("simulate", str(spec), "--seed", "\udcff").err
+    for args in [("verify", str(spec), "--games", "-1"), ("verify", str(spec), "--explore", "-1"),
+                 ("diff", str(spec), str(spec), "--games", "-5")]:
+        r = run_cli(*args)
+        assert r.code == 2 and "is negative (0: none)" in r.err, (args, r)
+    # where the trace would go is checked before the games: a folder under a file; a missing folder
+    r = run_cli("simulate", str(spec), "--games", "1", "--save-traces", str(spec / "sub"))
+    assert r.code == 2 and "E008" in r.err and "is a file, not a folder" in r.err, r
+    r = run_cli("play", str(spec), "--save-trace", str(tmp_path / "nowhere" / "t.json"), stdin="r\n" * 5)
+    assert r.code == 2 and "E008" in r.err and "does not exist" in r.err and "The game" not in r.out, r
+    # --json: the diagnostics as one document on stdout, besides stderr's
+    r = run_cli("simulate", str(spec), "--players", "9", "--json")
+    doc = json.loads(r.out)
+    assert r.code == 2 and doc["ok"] is False and doc["diagnostics"][0]["code"] == "E006" \
+        and doc["diagnostics"][0]["span"]["line"] == 2 and "not 9" in r.err, r
+
+
+def test_a_saved_trace_of_a_run_time_error_replays_the_move_that_faults(tmp_path):
+    # the ITF file held the states before the faulting move only: replay said "every move legal"
+    spec = tmp_path / "t.rules"
+    spec.write_text('game g\nplayers 2..2 cite "S" "two"\nvar x: 0..9\ninit cite "S" "setup" { x := 1 }\n'
+                    '/// a.\naction a(p: Player) by p cite "A" "a" when x == 1 { x := x / (x - x) }\n')
+    r = run_cli("simulate", str(spec), "--games", "1", "--save-traces", str(tmp_path / "tr"))
+    assert r.code == 1, r
+    (saved,) = (tmp_path / "tr").iterdir()
+    r = run_cli("replay", str(spec), str(saved))
+    assert r.code == 1 and "replayed 1 move: run-time error of the spec at move 1: division by zero" in r.out, r
+    # against rules where that move plays through, the trace does not fit
+    fixed = tmp_path / "fixed.rules"
+    fixed.write_text(spec.read_text().replace("x / (x - x)", "x / 1"))
+    r = run_cli("replay", str(fixed), str(saved))
+    assert r.code == 2 and "the trace's last move, a(P0), stops the game (fault: division by zero), but it plays " \
+        "through here" in r.err, r

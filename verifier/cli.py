@@ -35,6 +35,26 @@ def _positive(text: str) -> int:
     return value
 
 
+def _count(text: str) -> int:
+    """A number of games or moves: 0 (none) or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative (0: none)")
+    return value
+
+
+def _seed(text: str) -> str:
+    """Any text that is text: a seed is hashed as UTF-8 (a command line's undecodable bytes are not)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise argparse.ArgumentTypeError("the seed is not UTF-8 text") from None
+    return text
+
+
 def _seconds(text: str) -> float:
     """A time limit in seconds: a positive number, decimals allowed (0.5)."""
     try:
@@ -83,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("spec", metavar="SPEC", help="a .rules file")
     s.add_argument("--players", type=_positive, metavar="N", help="player count (default: every count)")
     s.add_argument("--games", type=_positive, default=100, metavar="K", help="games per player count (default 100)")
-    s.add_argument("--seed", default="0", metavar="S", help="seed (any text; default 0)")
+    s.add_argument("--seed", type=_seed, default="0", metavar="S", help="seed (any text; default 0)")
     s.add_argument("--max-steps", type=_positive, default=100_000, metavar="M",
                    help="stop a game that has not ended after M moves (default 100000)")
     s.add_argument("--save-traces", metavar="DIR", help="write each finding's shortest trace there as ITF JSON")
@@ -122,11 +142,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "invariants together, has one): once they have taken it, a query still running gets "
                         "only what is left, no more are asked, and the property is unknown (or bounded, to "
                         "the depth its search finished), with the time spent (default: none)")
-    v.add_argument("--games", type=int, default=100, metavar="G",
+    v.add_argument("--games", type=_count, default=100, metavar="G",
                    help="random games played for witnesses deeper than the bounded search: a gap reached, a "
                         "sanity goal reached, or a violation found there is a real trace; what Z3 proves is checked against "
                         "them (default 100; 0: none)")
-    v.add_argument("--explore", type=int, default=400_000, metavar="MOVES",
+    v.add_argument("--explore", type=_count, default=400_000, metavar="MOVES",
                    help="moves of a directed search for the goals, undecided points and violations the random "
                         "games missed: play goes on from the states nearest each goal. A goal it has not reached "
                         "after 3/4 of MOVES (sooner once only costly goals and undecided points are left; not an "
@@ -136,7 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "search goes on for what is left, where an undecided point Z3 proves out of reach no "
                         "longer keeps it going. Start games Z3 proves out of a goal's reach are left; what it "
                         "finds is replayed and real, finding nothing proves nothing (default 400,000; 0: none)")
-    v.add_argument("--seed", default="verify", metavar="S",
+    v.add_argument("--seed", type=_seed, default="verify", metavar="S",
                    help="seed of the random games (S/0, S/1, ...) and of the directed search: what they reach "
                         "rests on it, so a goal or undecided point left bounded may be reached with another "
                         "(default verify)")
@@ -169,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="player count (default: every count both editions allow)")
     df.add_argument("--timeout", type=_seconds, default=30, metavar="SECONDS",
                     help="time limit of each solver query; past it the rule is listed as not decided (default 30)")
-    df.add_argument("--games", type=int, default=100, metavar="G",
+    df.add_argument("--games", type=_count, default=100, metavar="G",
                     help="simulated games per edition and player count for comparing the properties "
                          "(default 100; 0: do not compare them)")
     df.add_argument("--markdown", metavar="FILE",
@@ -191,7 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--players", type=_positive, metavar="N", help="player count (default: every count)")
     f.add_argument("--examples", type=_positive, default=100, metavar="K",
                    help="examples (games) per player count (default 100)")
-    f.add_argument("--seed", default="0", metavar="S", help="seed (any text; default 0)")
+    f.add_argument("--seed", type=_seed, default="0", metavar="S", help="seed (any text; default 0)")
     f.add_argument("--max-steps", type=_positive, default=2000, metavar="M",
                    help="a game with no end after M moves is a failure (default 2000, at most 3000: Hypothesis "
                         "keeps 8 KB of choices per example)")
@@ -230,7 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a difference report in Markdown, included as the edition differences page (repeatable)")
     d.add_argument("--games", type=_positive, default=100, metavar="K",
                    help="simulated games per player count, for the statistics and statuses (default 100)")
-    d.add_argument("--seed", default="0", metavar="S", help="seed for the simulations (any text; default 0)")
+    d.add_argument("--seed", type=_seed, default="0", metavar="S", help="seed for the simulations (any text; default 0)")
     d.add_argument("--max-steps", type=_positive, default=100_000, metavar="M",
                    help="stop a simulated game that has not ended after M moves (default 100000)")
     d.add_argument("--json", action="store_true", help="print one JSON document on stdout")
@@ -241,12 +261,14 @@ def build_parser() -> argparse.ArgumentParser:
                                     "the whole state, 'q' to quit. Reads moves from a pipe too, one per line.")
     pl.add_argument("spec", metavar="SPEC", help="a .rules file")
     pl.add_argument("--players", type=_positive, metavar="N", help="player count (default: the smallest)")
-    pl.add_argument("--seed", default="0", metavar="S", help="seed (default 0)")
+    pl.add_argument("--seed", type=_seed, default="0", metavar="S", help="seed (default 0)")
     pl.add_argument("--save-trace", metavar="FILE", help="write the game as an ITF JSON trace (a new file)")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
+    global _emitted
+    _emitted = False
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
     parser = build_parser()
     try:
@@ -258,6 +280,10 @@ def main(argv: list[str] | None = None) -> int:
         return getattr(commands, "cmd_" + args.command)(args)
     except UserError as exc:
         print_diagnostics(exc.diagnostics)
+        words = sys.argv[1:] if argv is None else list(argv)
+        if "--json" in words and not _emitted and not (words and words[0] == "play"):
+            # --json gives one document on stdout, for bad input too (its diagnostics)
+            emit_json({"ok": False, "diagnostics": [d.to_json() for d in exc.diagnostics]})
         return EXIT_INPUT
     except KeyboardInterrupt:
         print("rulespec: interrupted", file=sys.stderr)
@@ -284,7 +310,12 @@ def print_diagnostics(diags: list[Diagnostic], stream=None) -> None:
     stream.flush()
 
 
+_emitted = False  # whether a command has printed its JSON document
+
+
 def emit_json(doc) -> None:
+    global _emitted
+    _emitted = True
     json.dump(doc, sys.stdout, ensure_ascii=False, indent=1)
     sys.stdout.write("\n")
 

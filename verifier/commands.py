@@ -126,6 +126,8 @@ def cmd_simulate(args) -> int:
     if args.save_traces and os.path.exists(args.save_traces) and not os.path.isdir(args.save_traces):
         raise UserError(error("E001", f"'{args.save_traces}' exists and is not a folder",
                               hint="--save-traces takes a folder (it is created if missing)"))
+    if args.save_traces:
+        _can_create(args.save_traces, "--save-traces")
     reports = []
     for n in counts:
         with progress_bar(args.games, f"{spec.label} {n} players") as bar:
@@ -201,6 +203,20 @@ def _print_sim(rep, traces, saved) -> None:
             lines = lines[:8] + [f"      … {len(lines) - 48} lines …"] + lines[-40:]
         print("\n".join("    " + line for line in lines))
         print(f"    => {f.message}")
+
+
+def _can_create(path: str, flag: str) -> None:
+    """A folder that is there, or can be made (its nearest existing parent a writable folder),
+    checked before the work whose results go there: else E008 (exit 2)."""
+    parent = os.path.abspath(path)
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise UserError(error("E008", f"{flag}: cannot write in '{path}': '{parent}' is a file, not a folder",
+                              hint=f"{flag} takes a folder (it is created if missing)"))
+    if not os.access(parent, os.W_OK):
+        raise UserError(error("E008", f"{flag}: cannot write in '{path}': '{parent}' is not writable",
+                              hint="choose a folder you can write in"))
 
 
 def _save_traces(folder: str, spec, traces) -> dict:
@@ -566,6 +582,14 @@ def cmd_play(args) -> int:
     if args.save_trace and os.path.exists(args.save_trace):
         raise UserError(error("E001", f"'{args.save_trace}' already exists; rulespec does not overwrite files",
                               hint="choose a new file name"))
+    if args.save_trace:  # checked before the game: a game played to its end is not lost to a bad path
+        folder = os.path.dirname(os.path.abspath(args.save_trace))
+        if not os.path.isdir(folder):
+            raise UserError(error("E008", f"cannot write '{args.save_trace}': the folder '{folder}' does not exist",
+                                  hint="create the folder first"))
+        if not os.access(folder, os.W_OK):
+            raise UserError(error("E008", f"cannot write '{args.save_trace}': the folder '{folder}' is not writable",
+                                  hint="choose a folder you can write in"))
     return play(spec, n, args.seed, sys.stdin, sys.stdout, args.save_trace)
 
 

@@ -51,7 +51,7 @@ def prepare_out(out: str) -> None:
             try:
                 with open(marker, encoding="utf-8") as f:
                     listed = set(json.load(f)["files"])
-            except (OSError, ValueError, KeyError, TypeError):
+            except (OSError, ValueError, KeyError, TypeError, RecursionError):
                 raise UserError(error("E008", f"the marker file '{marker}' is damaged, so rulespec cannot tell "
                                       "its pages from yours", hint="give a new or empty folder")) from None
             foreign = []

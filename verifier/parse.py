@@ -14,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from lark import Lark, Token, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import VisitError
 from lark.visitors import Transformer_NonRecursive, v_args
 
 from . import ast
@@ -26,6 +27,7 @@ GRAMMAR = Path(__file__).resolve().parent / "grammar" / "rules.lark"
 
 MAX_BYTES = 2_000_000   # a real spec is tens of kilobytes
 MAX_DEPTH = 200         # nesting of brackets and expressions
+MAX_DIGITS = 1000       # of an integer literal
 MAX_SYNTAX_ERRORS = 25
 
 TOP_KEYWORDS = ("game", "edition", "source", "players", "enum", "record", "card", "const", "param",
@@ -145,6 +147,10 @@ def parse_source(source: SourceFile) -> ast.Spec:
         spec = _parse_chunk(source, text, 0)
     except UnexpectedInput:
         raise UserError(_all_syntax_errors(source)) from None
+    except VisitError as exc:  # a diagnostic of the tree's transformer (an integer too long)
+        if isinstance(exc.orig_exc, UserError):
+            raise exc.orig_exc from None
+        raise
     deep = _ast_depth_error(spec, source)
     if deep:
         raise UserError(deep)
@@ -709,6 +715,9 @@ class _Builder(Transformer_NonRecursive):
         return ast.Index(self._span(meta), c[0], c[1])
 
     def int_lit(self, meta, c):
+        if len(c[0]) > MAX_DIGITS:  # (Python converts at most 4,300 digits)
+            raise UserError(error("E207", f"an integer of {len(c[0]):,} digits: outside every range a spec can use",
+                                  self._span(meta), hint=f"write at most {MAX_DIGITS} digits"))
         return ast.IntLit(self._span(meta), int(c[0]))
 
     def str_lit(self, meta, c):

@@ -69,6 +69,12 @@ def _read(path: str) -> tuple[SourceFile, dict]:
     except json.JSONDecodeError as exc:
         span = Span(path, exc.lineno, exc.colno, exc.lineno, exc.colno + 1)
         raise UserError(error("E007", f"not valid JSON: {exc.msg}", span, hint="an ITF trace is a JSON object")) from None
+    except ValueError:  # (a number of more than 4,300 digits)
+        raise UserError(error("E007", "not an ITF trace: a number of more than 4,300 digits", Span(path, 1, 1, 1, 2),
+                              hint="an ITF trace writes a big integer as {\"#bigint\": \"<digits>\"}")) from None
+    except RecursionError:
+        raise UserError(error("E007", "not an ITF trace: nested too deep to read", Span(path, 1, 1, 1, 2),
+                              hint="pass a trace written by `rulespec simulate --save-traces` or `play --save-trace`")) from None
     # (an empty list: a game whose setup stopped, at a run-time error or an undecided point)
     if not isinstance(doc, dict) or not isinstance(doc.get("states"), list):
         raise UserError(error("E007", "not an ITF trace: no \"states\" list", Span(path, 1, 1, 1, 2),
@@ -125,13 +131,19 @@ def replay(spec: ir.Spec, path: str) -> ReplayResult:
     if not states:
         bad("the trace has no states (a game whose setup stopped), but the setup plays through here", None,
             hint="pass a trace written by `rulespec simulate --save-traces` or `play --save-trace` for this spec")
+    if not isinstance(states[0], dict):
+        bad("state 0 is not an object", 0)
     _compare(spec, codec, states[0], game.S, 0, bad)
     steps: list[TraceStep] = []
     snapshots = [game.snapshot()]
     violations = []
     outcome: dict = {"kind": "open"}
-    for i in range(1, len(states)):
-        st = states[i]
+    # the move that stopped the game, after the last state (a run-time error or an undecided point)
+    stop = meta.get("outcome", {}).get("move") if isinstance(meta.get("outcome"), dict) else None
+    if stop is not None and not isinstance(stop, dict):
+        bad('"#meta"\'s "outcome" has a "move" that is not an object', None)
+    for i in range(1, len(states) + (stop is not None)):
+        st = states[i] if i < len(states) else stop
         if not isinstance(st, dict):
             bad(f"state {i} is not an object", i)
         name = st.get("mbt::actionTaken")
@@ -174,6 +186,10 @@ def replay(spec: ir.Spec, path: str) -> ReplayResult:
             steps.append(TraceStep(i, name, move[1], label, action.cite, [f"run-time error: {exc.message}"]))
             outcome = {"kind": "fault", "step": i, "message": exc.message, "where": str(program.span(exc.span_id))}
             break
+        if st is stop:
+            bad(f"the trace's last move, {label}, stops the game ({meta['outcome'].get('kind')}: "
+                f"{meta['outcome'].get('message') or meta['outcome'].get('reason')}), but it plays through here", None,
+                hint="the trace was written for other rules")
         after = game.snapshot()
         snapshots.append(after)
         steps.append(TraceStep(i, name, move[1], label, action.cite, describe_changes(spec, dom, before, after)))

@@ -111,6 +111,10 @@ def read_results(paths: list[str]) -> ResultsIndex:
             doc = json.loads(text)
         except json.JSONDecodeError as exc:
             raise _bad(path, f"line {exc.lineno} column {exc.colno}", f"not JSON ({exc.msg})") from None
+        except ValueError:  # (a number of more than 4,300 digits)
+            raise _bad(path, "", "not a results file (a number of more than 4,300 digits)") from None
+        except RecursionError:
+            raise _bad(path, "", "nested too deep to read (not a results file)") from None
         if not isinstance(doc, dict) or not isinstance(doc.get("specs"), list):
             raise _bad(path, "", 'expected {"ok": ..., "specs": [...]} as written by `rulespec verify --json`')
         for i, s in enumerate(doc["specs"]):

@@ -80,7 +80,14 @@ class Trace:
         if description:
             meta["description"] = description
         if self.outcome:
-            meta["outcome"] = self.outcome
+            meta["outcome"] = dict(self.outcome)
+            if len(self.steps) >= len(self.states) and self.steps:
+                # the last move has no state after it (a run-time error or an undecided point stopped
+                # it): kept with the outcome, so that a replay plays it too
+                step = self.steps[-1]
+                a = spec.action(step.action)
+                meta["outcome"]["move"] = {"mbt::actionTaken": step.action, "mbt::nondetPicks": {
+                    n: enc.encode(t, v) for (n, t), v in zip(a.params, step.args)}}
         names = [v.name for v in spec.state]
         states = []
         for i, st in enumerate(self.states):
