@@ -248,6 +248,10 @@ def test_bad_input_found_by_fuzzing(tmp_path):
         assert r.code == 2 and message in r.err and "Traceback" not in r.err, (message, r)
         r = run_cli("docs", str(spec), "--out", str(tmp_path / "site"), "--games", "1", "--results", str(trace))
         assert r.code == 2 and "E009" in r.err, r
+    # a trace that is not UTF-8: where
+    trace.write_bytes(b'{"a": "\xff"}')
+    r = run_cli("replay", str(spec), str(trace))
+    assert r.code == 2 and "bad.json:1:8: error[E002]" in r.err and "byte 0xff at offset 7" in r.err, r
     # a seed that is not text; a negative number of games or moves
     assert "the seed is not UTF-8 text" in run_cli("simulate", str(spec), "--seed", "\udcff").err
     for args in [("verify", str(spec), "--games", "-1"), ("verify", str(spec), "--explore", "-1"),

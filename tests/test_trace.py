@@ -82,6 +82,13 @@ def test_replay_detects_an_edited_state(tmp_path):
     path.write_text(dump_itf(itf))
     r = run_cli("replay", str(TRICKS), str(path))
     assert r.code == 2 and "state 5: round is 3 in the trace, but 1 by the rules" in r.err
+    # a hand too long to show whole: the card that differs, not two values cut at the same place
+    itf = trace.to_itf()
+    itf["states"][0]["hand"]["#map"][2][1]["#map"][0][1] = {"#bigint": "2"}
+    path.write_text(dump_itf(itf))
+    r = run_cli("replay", str(TRICKS), str(path))
+    assert r.code == 2 and "state 0: hand is not what the rules give; from the rules' value to the trace's: " \
+        "hand[P2]: +Card(" in r.err, r.err
 
 
 @pytest.mark.parametrize("content, message", [
@@ -90,6 +97,7 @@ def test_replay_detects_an_edited_state(tmp_path):
     ('{"#meta": {"players": 3}, "states": []}', "the trace has no states (a game whose setup stopped), but the setup"),
     ('{"#meta": {}, "states": [{}]}', '"players"'),
     ('{"#meta": {"players": 9}, "states": [{}]}', "for 9 players"),
+    ('{"#meta": {"players": 3, "game": "other"}, "states": [{}]}', "the trace is of the game other, not of"),
 ])
 def test_replay_rejects_malformed_traces(tmp_path, content, message):
     path = tmp_path / "x.json"

@@ -17,7 +17,7 @@ from .backends.runtime import Fault, Gap
 from .diagnostics import UserError, did_you_mean, error
 from .parse import MAX_BYTES
 from .source import SourceFile, Span, register, snippet
-from .trace import ItfCodec, ItfError, Trace, TraceStep, describe_changes, moves_text, state_offsets
+from .trace import ItfCodec, ItfError, Trace, TraceStep, describe_changes, diff_value, moves_text, state_offsets
 from .types import Domains, format_value
 
 
@@ -58,8 +58,12 @@ def _read(path: str) -> tuple[SourceFile, dict]:
         with open(path, "rb") as f:
             data = f.read()
         text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise UserError(error("E002", f"'{path}' is not UTF-8 text", hint="pass an ITF JSON trace")) from None
+    except UnicodeDecodeError as exc:  # where: the first byte that is not UTF-8
+        shown = SourceFile(path, data.decode("utf-8", errors="replace"))
+        register(shown)
+        at = len(data[:exc.start].decode("utf-8", errors="replace"))
+        raise UserError(error("E002", f"'{path}' is not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start}",
+                              shown.span_at(at), hint="pass an ITF JSON trace")) from None
     except OSError as exc:
         raise UserError(error("E001", f"cannot read '{path}': {exc.strerror}")) from None
     source = SourceFile(path, text)
@@ -101,6 +105,9 @@ def replay(spec: ir.Spec, path: str) -> ReplayResult:
         bad('the trace\'s "#meta" gives no "players" count', None, hint='add "players": N to "#meta"')
     if not spec.min_players <= players <= spec.max_players:
         bad(f"the trace is for {players} players; {spec.game} is for {spec.min_players} to {spec.max_players}", None)
+    if isinstance(meta.get("game"), str) and meta["game"] != spec.game:
+        bad(f"the trace is of the game {meta['game']}, not of {spec.game}", None,
+            hint="pass the spec the trace was written for")
     seed = str(meta.get("seed", "0"))
     program = Program(spec, players)
     dom = Domains(players)
@@ -221,7 +228,10 @@ def _compare(spec: ir.Spec, codec: ItfCodec, recorded: dict, state: list, i: int
         if given != value:
             shown = format_value(var.type, given, codec.dom)
             real = format_value(var.type, value, codec.dom)
-            if len(shown) + len(real) > 120:
-                shown, real = shown[:57] + "…", real[:57] + "…"
-            bad(f"state {i}: {var.name} is {shown} in the trace, but {real} by the rules", i,
-                hint="the trace was written for other rules or another seed, or was edited")
+            hint = "the trace was written for other rules or another seed, or was edited"
+            if len(shown) + len(real) > 120:  # where they differ, not two cut-off values
+                lines: list[str] = []
+                diff_value(var.name, var.type, value, given, codec.dom, lines)
+                bad(f"state {i}: {var.name} is not what the rules give; from the rules' value to the trace's: "
+                    + "; ".join(lines[:4]) + (f"; and {len(lines) - 4} more" if len(lines) > 4 else ""), i, hint=hint)
+            bad(f"state {i}: {var.name} is {shown} in the trace, but {real} by the rules", i, hint=hint)

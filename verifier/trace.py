@@ -256,15 +256,17 @@ def describe_changes(spec: ir.Spec, dom: Domains, before: list, after: list) -> 
     for var, a, b in zip(spec.state, before, after):
         if a == b:
             continue
-        _diff(var.name, var.type, a, b, dom, out)
+        diff_value(var.name, var.type, a, b, dom, out)
     return out
 
 
-def _diff(name: str, t: Type, a, b, dom: Domains, out: list[str]):
+def diff_value(name: str, t: Type, a, b, dom: Domains, out: list[str]):
+    """What differs from a to b in a variable (name) of type t, appended to out as lines: a map per key, a
+    bag per card (+ more, - fewer), a pile by its size and top, another value as a -> b."""
     if isinstance(t, MapT):
         for k, x, y in zip(dom.values(t.key), a, b):
             if x != y:
-                _diff(f"{name}[{format_value(t.key, k, dom)}]", t.value, x, y, dom, out)
+                diff_value(f"{name}[{format_value(t.key, k, dom)}]", t.value, x, y, dom, out)
         return
     if isinstance(t, BagT):
         values = dom.values(t.elem)
