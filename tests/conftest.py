@@ -89,6 +89,19 @@ def run_cli(*args: str, stdin: str | None = None) -> Result:
     return Result(code, out.getvalue(), err.getvalue())
 
 
+# A constant of every card: with K's field narrowed to 1..1 (replace "v: 0..1"), K(0) is outside
+# its range and every game's setup stops at a run-time error (test_cli, test_diff)
+FAULTY_CONST = """
+game g "G"
+players 2..2 cite "P" "p"
+card K { v: 0..1 }
+const deck: bag of K = { 1 of K(w) for w in 0..1 }
+zone s: bag of K
+init cite "P" "p" { s := deck }
+/// t.
+action take() cite "P" "p" when K(1) in s { move K(1) from s to s }
+"""
+
 # A small spec used by several tests: two players draw and discard until the deck is empty.
 MINI = """
 game mini "Mini"

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from conftest import EXAMPLES, ROOT, run_cli
+from conftest import EXAMPLES, FAULTY_CONST, ROOT, run_cli
 
 TRICKS = str(next(p for p in EXAMPLES if p.name == "little_tricks.rules"))
 
@@ -60,24 +60,12 @@ def test_simulate_avoid_gaps(tmp_path):
     assert run["avoid_gaps"] is True and sum(run["avoided"].values()) == run["findings"][0]["count"]
 
 
-FAULTY_CONST = """
-game g "G"
-players 2..2 cite "P" "p"
-card K { v: 1..1 }
-const deck: bag of K = { 1 of K(w) for w in 0..1 }
-zone s: bag of K
-init cite "P" "p" { s := deck }
-/// t.
-action take() cite "P" "p" when K(1) in s { move K(1) from s to s }
-"""
-
-
 def test_a_constant_that_faults_is_a_run_time_error_of_the_setup(tmp_path):
     # K(0) is outside K's range: each game's setup stops there. simulate and verify stopped with
     # exit 3 (the parameters of a game whose setup faulted were drawn again, and the constant
     # evaluated again, outside the handler)
     path = tmp_path / "c.rules"
-    path.write_text(FAULTY_CONST)
+    path.write_text(FAULTY_CONST.replace("v: 0..1", "v: 1..1"))
     r = run_cli("simulate", str(path), "--games", "2")
     assert r.code == 1 and "stopped by     fault 2" in r.out and "a field of K is outside its range" in r.out \
         and f"{path}:5:" in r.out, r
@@ -86,7 +74,7 @@ def test_a_constant_that_faults_is_a_run_time_error_of_the_setup(tmp_path):
     assert res["status"] == "violated" and "outside its range" in res["message"], res
     # with a parameter (drawn before the constant faults), and its saved trace, which has no state,
     # replays (replay refused it: no "states")
-    path.write_text(FAULTY_CONST.replace("card K", "param q: 0..1\ncard K"))
+    path.write_text(FAULTY_CONST.replace("v: 0..1", "v: 1..1").replace("card K", "param q: 0..1\ncard K"))
     r = run_cli("simulate", str(path), "--games", "1", "--save-traces", str(tmp_path / "tr"))
     assert r.code == 1 and "q = " in r.out, r
     (saved,) = (tmp_path / "tr").iterdir()

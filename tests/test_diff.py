@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run_cli
+from conftest import FAULTY_CONST, ROOT, run_cli
 
 EDITIONS = ROOT / "tests" / "specs" / "editions"
 EN, XX = str(EDITIONS / "en.rules"), str(EDITIONS / "xx.rules")
@@ -447,16 +447,7 @@ action a0() cite "P" "p" when size(dk) >= 2 and x == 0 { draw 2 from dk to hb  x
 def test_a_run_time_error_of_one_editions_games_is_a_property_difference(tmp_path):
     # B narrows K's field, and the constant deck, the same text, now faults in every game of B: the
     # property rows list no_runtime_errors (diff --games 1 stopped with exit 3)
-    text = """
-game g "G"
-players 2..2 cite "P" "p"
-card K { v: 0..1 }
-const deck: bag of K = { 1 of K(w) for w in 0..1 }
-zone s: bag of K
-init cite "P" "p" { s := deck }
-/// t.
-action take() cite "P" "p" when K(1) in s { move K(1) from s to s }
-"""
+    text = FAULTY_CONST
     a, b = tmp_path / "a.rules", tmp_path / "b.rules"
     a.write_text(text, encoding="utf-8")
     b.write_text(text.replace("v: 0..1", "v: 1..1"), encoding="utf-8")

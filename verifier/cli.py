@@ -25,25 +25,23 @@ class _Parser(argparse.ArgumentParser):
         raise UserError(error("E006", message, hint=hint))
 
 
-def _positive(text: str) -> int:
+def _whole(text: str, lo: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is not a positive number")
+    if value < lo:
+        raise argparse.ArgumentTypeError(f"{value} is not a positive number" if lo else f"{value} is negative (0: none)")
     return value
+
+
+def _positive(text: str) -> int:
+    return _whole(text, 1)
 
 
 def _count(text: str) -> int:
     """A number of games or moves: 0 (none) or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} is negative (0: none)")
-    return value
+    return _whole(text, 0)
 
 
 def _seed(text: str) -> str:
