@@ -225,6 +225,13 @@ def test_bad_input_found_by_fuzzing(tmp_path):
     huge.write_text(TICK.replace("x := 1 }", "x := 1" + "0" * 4300 + " }"))
     r = run_cli("check", str(huge))
     assert r.code == 2 and "huge.rules:4:30: error[E207]: an integer of 4,301 digits" in r.err, r
+    # ... beside a syntax error, and in `players` (exit 3: the transformer's error escaped)
+    huge.write_text(TICK.replace("x := 1 }", "x := 1" + "0" * 1000 + " }").replace("x + 1 }", "x = 2 }"))
+    r = run_cli("check", str(huge))
+    assert r.code == 2 and "E207" in r.err and "E010" in r.err, r
+    huge.write_text(TICK.replace("players 2..2", "players 2..2" + "0" * 5000))
+    r = run_cli("check", str(huge))
+    assert r.code == 2 and "huge.rules:2:1: error[E207]: an integer of 5,001 digits" in r.err, r
     # a first state that is not an object; JSON nested too deep; a number too long for Python
     for text, message in [('{"#meta": {"players": 2}, "states": [1]}', "state 0 is not an object"),
                           ('{"#meta": {"players": 2}, "states": [[]]}', "state 0 is not an object"),
@@ -250,9 +257,16 @@ def test_bad_input_found_by_fuzzing(tmp_path):
     r = run_cli("simulate", str(spec), "--games", "1", "--save-traces", str(spec / "sub"))
     assert r.code == 2 and "E008" in r.err and "is a file, not a folder" in r.err, r
     r = run_cli("play", str(spec), "--save-trace", str(tmp_path / "nowhere" / "t.json"), stdin="r\n" * 5)
-    assert r.code == 2 and "E008" in r.err and "does not exist" in r.err and "The game" not in r.out, r
+    assert r.code == 2 and "E008" in r.err and "does not exist" in r.err and r.out == "", r
+    link = tmp_path / "dangling.json"
+    link.symlink_to(tmp_path / "nowhere" / "x.json")
+    for target in (str(link), str(tmp_path / "newname") + "/"):
+        r = run_cli("play", str(spec), "--save-trace", target, stdin="r\n" * 5)
+        assert r.code == 2 and r.out == "", r
+    r = run_cli("simulate", str(spec), "--games", "1", "--save-traces", str(link))
+    assert r.code == 2 and "is a link to nothing" in r.err, r
     # --json: the diagnostics as one document on stdout, besides stderr's
-    r = run_cli("simulate", str(spec), "--players", "9", "--json")
+    r = run_cli("simulate", str(spec), "--players", "9", "--js")  # (argparse takes the abbreviation)
     doc = json.loads(r.out)
     assert r.code == 2 and doc["ok"] is False and doc["diagnostics"][0]["code"] == "E006" \
         and doc["diagnostics"][0]["span"]["line"] == 2 and "not 9" in r.err, r
@@ -274,3 +288,16 @@ def test_a_saved_trace_of_a_run_time_error_replays_the_move_that_faults(tmp_path
     r = run_cli("replay", str(fixed), str(saved))
     assert r.code == 2 and "the trace's last move, a(P0), stops the game (fault: division by zero), but it plays " \
         "through here" in r.err, r
+    # rules where an undecided point stops it: not the trace's run-time error
+    fixed.write_text(spec.read_text().replace("x := x / (x - x)", 'undecided "u" cite "A" "a"'))
+    r = run_cli("replay", str(fixed), str(saved))
+    assert r.code == 2 and "stops the game (fault), but an undecided point stops it here" in r.err, r
+    # rules whose setup stops, against a trace with states
+    fixed.write_text(spec.read_text().replace("{ x := 1 }", "{ x := 1  x := x / (x - x) }"))
+    r = run_cli("replay", str(fixed), str(saved))
+    assert r.code == 2 and "the trace has states, but the setup stops at a run-time error" in r.err, r
+    # play's saved trace keeps the move too (it kept the moves before it)
+    r = run_cli("play", str(spec), "--save-trace", str(tmp_path / "played.json"), stdin="1\n")
+    assert r.code == 1, r
+    r = run_cli("replay", str(spec), str(tmp_path / "played.json"))
+    assert r.code == 1 and "run-time error of the spec at move 1: division by zero" in r.out, r

@@ -388,6 +388,13 @@ invariant three cite "P" "p": size(dk) == 3
     b.write_text(text.replace("size(dk) == 3", "size(dk) <= 3").replace("cn := 1", "cn := 2"), encoding="utf-8")
     code, doc = diff_json(str(a), str(b), "--games", "0")
     assert code == 1 and not doc["unknown"] and [d["rule"] for d in doc["differences"]] == ["tick"], doc
+    # both editions named alike: A's are the ones (it named B, by the shared name)
+    a.write_text(text.replace('game g "G"', 'game g "G"\nedition x'), encoding="utf-8")
+    b.write_text(text.replace('game g "G"', 'game g "G"\nedition x').replace("size(dk) == 3", "size(dk) <= 3")
+                 .replace("cn := 1", "cn := 2"), encoding="utf-8")
+    code, doc = diff_json(str(a), str(b), "--games", "0")
+    (u,) = doc["unknown"]
+    assert "(A's invariants alone are unsatisfiable)" in u["why"], u
     # B deals a third card, and each edition counts its cards: B's invariant holds in B's own
     # states, not in one that shares A's pile (it said that B's alone were unsatisfiable)
     counted = text.replace("size(dk) == 3", "all(c in K: count(x in dk where x == c) == 1)").replace("v: 0..2", "v: 0..1")
@@ -508,6 +515,51 @@ def test_declarations_that_differ(tmp_path, b_text, found):
             assert d["a"]["changes"] in ([], ["m[red]: 0 -> 1"]) and d["b"]["changes"][-1].endswith("-> 2"), d
     if not found:
         assert doc["equivalent"], doc
+
+
+@pytest.mark.parametrize("b_edit", [
+    ("enum Col { red, green }", "enum Col { red, blue, green }"),  # B's map m has a key of its own
+    ("var t: Player", "var t: 0..1"),
+    ("var x: 0..5", "var x: 0..5\nvar q: set of Player"),
+])
+def test_a_shared_variable_of_another_type_is_compared_as_it_is_shared(tmp_path, b_edit):
+    # score's text changes, its behaviour not: the same behaviour. It was a false outcome where B's
+    # map has a key A lacks (its free value there "differed"), and a crash (exit 3) for a set of
+    # numbers in A against a set of players in B (shared by index, which knows no players)
+    a, b = tmp_path / "a.rules", tmp_path / "b.rules"
+    text = DECL if "q:" not in b_edit[1] else DECL.replace("var x: 0..5", "var x: 0..5\nvar q: set of 0..1")
+    a.write_text(text, encoding="utf-8")
+    b.write_text(DECL.replace(*b_edit).replace("x := ord(e) + 1 }", "x := 1 + ord(e) }")
+                 .replace("enum Col { red, green }", "enum Col { red, green }"), encoding="utf-8")
+    if b_edit[0].startswith("enum"):  # (ord(e) changes with the new value: score reads it no more)
+        a.write_text(text.replace("x := ord(e) + 1 }", "x := 1 }"), encoding="utf-8")
+        b.write_text(DECL.replace(*b_edit).replace("x := ord(e) + 1 }", "x := 0 + 1 }"), encoding="utf-8")
+    code, doc = diff_json(str(a), str(b), "--games", "0", "--timeout", "10")
+    assert code == 0 and not doc["differences"] and not doc["unknown"] and "score" in doc["equivalent"], doc
+
+
+def test_a_witness_never_borne_out_is_not_decided_on_the_conservation_path(tmp_path, monkeypatch):
+    """Where the question with the invariants times out, a witness the interpreters never bear out
+    leaves the rule not decided (it was 'same behaviour' once the question without it was unsat:
+    x has one value where a0 is legal, so the second question has no model)."""
+    import z3
+
+    import verifier.diff as diff
+    from verifier.pipeline import load_spec
+
+    marker = z3.Bool("too_slow")
+    ask = diff.Comparison._ask
+    monkeypatch.setattr(diff.Comparison, "invariants", lambda self: [marker])
+    monkeypatch.setattr(diff.Comparison, "_ask", lambda self, facts, goal: (z3.unknown, None, "timeout")
+                        if any(f is marker for f in facts) else ask(self, facts, goal))
+    monkeypatch.setattr(diff, "_witness", lambda *a: diff.NotBorneOut("not borne out (faked)"))
+    text = ('game g "G"\nplayers 2..2 cite "P" "p"\nvar x: 0..1\ninit cite "P" "p" { x := 0 }\n'
+            '/// a.\naction a0() cite "P" "p" when x == 0 { x := 1 }\n')
+    a, b = tmp_path / "a.rules", tmp_path / "b.rules"
+    a.write_text(text, encoding="utf-8")
+    b.write_text(text.replace("x := 1 }", "x := 0 }"), encoding="utf-8")
+    report = diff.compare(load_spec(str(a))[0], load_spec(str(b))[0], [2], 10, 0)
+    assert report.equivalent == [] and [r for r, _n, _w in report.unknown] == ["a0"], report
 
 
 def test_a_witness_shows_what_either_edition_reads(tmp_path):

@@ -89,6 +89,13 @@ def test_replay_detects_an_edited_state(tmp_path):
     r = run_cli("replay", str(TRICKS), str(path))
     assert r.code == 2 and "state 0: hand is not what the rules give; from the rules' value to the trace's: " \
         "hand[P2]: +Card(" in r.err, r.err
+    # a pile with as many cards, one of them another: not "reordered" (replay shows it so)
+    from verifier.trace import diff_value
+    from verifier.types import EnumT, PileT
+    col, out = EnumT("Col", ("red", "green", "blue")), []
+    diff_value("dk", PileT(col), [0, 1], [0, 2], Domains(2), out)
+    diff_value("dk", PileT(col), [0, 1], [1, 0], Domains(2), out)
+    assert out == ["dk: -green, +blue (2 cards)", "dk: reordered (2 cards, top red)"], out
 
 
 @pytest.mark.parametrize("content, message", [

@@ -279,7 +279,8 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         print_diagnostics(exc.diagnostics)
         words = sys.argv[1:] if argv is None else list(argv)
-        if "--json" in words and not _emitted and not (words and words[0] == "play"):
+        asked = any(len(w) > 3 and "--json".startswith(w) for w in words)  # (argparse takes --js too)
+        if asked and not _emitted and not (words and words[0] == "play"):
             # --json gives one document on stdout, for bad input too (its diagnostics)
             emit_json({"ok": False, "diagnostics": [d.to_json() for d in exc.diagnostics]})
         return EXIT_INPUT

@@ -208,6 +208,8 @@ def _print_sim(rep, traces, saved) -> None:
 def _can_create(path: str, flag: str) -> None:
     """A folder that is there, or can be made (its nearest existing parent a writable folder),
     checked before the work whose results go there: else E008 (exit 2)."""
+    if os.path.islink(path) and not os.path.exists(path):
+        raise UserError(error("E008", f"{flag}: '{path}' is a link to nothing", hint=f"{flag} takes a folder"))
     parent = os.path.abspath(path)
     while not os.path.exists(parent):
         parent = os.path.dirname(parent)
@@ -485,7 +487,7 @@ def _check_markdown_target(path: str) -> None:
         if first != MARKDOWN_MARK:
             raise UserError(error("E008", f"'{path}' exists and was not written by rulespec diff: not replacing it",
                                   hint="choose a new file name, or remove the file yourself"))
-    folder = os.path.dirname(os.path.abspath(path))
+    folder = os.path.dirname(os.path.realpath(path))  # (where a link's target goes)
     if not os.path.isdir(folder):
         raise UserError(error("E008", f"cannot write '{path}': the folder '{folder}' does not exist",
                               hint="create the folder first"))
@@ -579,10 +581,13 @@ def cmd_play(args) -> int:
 
     spec, _warnings = load_spec(args.spec)
     n = _check_players(spec, args.players)[0] if args.players else spec.min_players
-    if args.save_trace and os.path.exists(args.save_trace):
+    if args.save_trace and os.path.lexists(args.save_trace):  # (a link, even one to nothing)
         raise UserError(error("E001", f"'{args.save_trace}' already exists; rulespec does not overwrite files",
                               hint="choose a new file name"))
     if args.save_trace:  # checked before the game: a game played to its end is not lost to a bad path
+        if args.save_trace.endswith(("/", os.sep)):
+            raise UserError(error("E008", f"'{args.save_trace}' names a folder; --save-trace takes a file name",
+                                  hint="e.g. game.itf.json"))
         folder = os.path.dirname(os.path.abspath(args.save_trace))
         if not os.path.isdir(folder):
             raise UserError(error("E008", f"cannot write '{args.save_trace}': the folder '{folder}' does not exist",

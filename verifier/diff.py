@@ -143,11 +143,14 @@ class Bridge:
         # (type of B, name, constraints) -> a new value of it: what A's value does not give B
         self.fresh_b = None
 
-    def compatible(self, ta: Type, tb: Type) -> bool:
+    def compatible(self, ta: Type, tb: Type, deep: bool = False) -> bool:
+        """Whether a value of ta can be shared as one of tb. deep: inside a record, a set, a bag, a
+        pile or an order, whose values are shared by index (index_map): a player and a number
+        only as a whole value or a map's value, which translate shares by value."""
         if {type(ta), type(tb)} == {PileT, BagT}:  # a zone's cards, whatever their order
-            return self.compatible(ta.elem, tb.elem)
+            return self.compatible(ta.elem, tb.elem, True)
         if {type(ta), type(tb)} == {PlayerT, IntT}:  # a player as its number
-            return True
+            return not deep
         if type(ta) is not type(tb):
             return False
         if isinstance(ta, EnumT):
@@ -156,17 +159,17 @@ class Bridge:
             return True
         if isinstance(ta, RecordT):
             return [n for n, _t in ta.fields] == [n for n, _t in tb.fields] and all(
-                self.compatible(x, y) for (_n, x), (_m, y) in zip(ta.fields, tb.fields))
+                self.compatible(x, y, True) for (_n, x), (_m, y) in zip(ta.fields, tb.fields))
         if isinstance(ta, (OptT,)):
-            return self.compatible(ta.inner, tb.inner)
+            return self.compatible(ta.inner, tb.inner, deep)
         if isinstance(ta, (SetT, BagT, PileT)):
-            return self.compatible(ta.elem, tb.elem)
+            return self.compatible(ta.elem, tb.elem, True)
         if isinstance(ta, OrderT):
-            return self.compatible(ta.elem, tb.elem) and self.dom.values(ta.elem) and \
+            return self.compatible(ta.elem, tb.elem, True) and self.dom.values(ta.elem) and \
                 self._names(ta.elem) == self._names(tb.elem)
         if isinstance(ta, MapT):
-            return type(ta.key) is type(tb.key) and self.compatible(ta.key, tb.key) and \
-                self.compatible(ta.value, tb.value)
+            return type(ta.key) is type(tb.key) and self.compatible(ta.key, tb.key, True) and \
+                self.compatible(ta.value, tb.value, deep)
         return ta == tb
 
     def _names(self, t: Type) -> list:
@@ -193,6 +196,11 @@ class Bridge:
             return {i: i + ta.lo - tb.lo for i in range(self.dom.size(ta))
                     if tb.lo <= i + ta.lo <= tb.hi}
         return {i: i for i in range(self.dom.size(ta))}
+
+    def key_map(self, ta: MapT, tb: MapT) -> dict:
+        """A key index of map type ta -> the index of the same key in tb (absent when tb lacks it)."""
+        return self.index_map(ta.key, tb.key) if not isinstance(ta.key, (PlayerT, BoolT)) else \
+            {i: i for i in range(self.dom.size(ta.key))}
 
     def scalar_map(self, ta, tb, v):
         if isinstance(ta, EnumT):
@@ -260,9 +268,7 @@ class Bridge:
         if isinstance(ta, OrderT):
             return SeqV([self.translate(ta.elem, tb.elem, x, cons) for x in v.items])
         if isinstance(ta, MapT):
-            mk = self.index_map(ta.key, tb.key) if not isinstance(ta.key, (PlayerT, BoolT)) else \
-                {i: i for i in range(self.dom.size(ta.key))}
-            inv = {j: i for i, j in mk.items()}
+            inv = {j: i for i, j in self.key_map(ta, tb).items()}
             items = []
             for j in range(self.dom.size(tb.key)):
                 if j in inv:
@@ -431,13 +437,16 @@ class Comparison:
             return self._vacuous
         self._vacuous = None
         if self._ask(self.cons, AND(*self.invariants()))[0] == z3.unsat:
-            own = [spec.edition or label for spec, label in ((self.a, "A"), (self.b, "B"))
+            label = {"A": self.a.edition or "A", "B": self.b.edition or "B"}
+            if label["A"] == label["B"]:
+                label = {"A": "A", "B": "B"}
+            own = [side for side, spec in (("A", self.a), ("B", self.b))
                    if self._ask(self.cons, AND(*self._own_invariants(spec)))[0] == z3.unsat]
-            whose = (f"{own[0]}'s invariants alone are unsatisfiable" if len(own) == 1 else
+            whose = (f"{label[own[0]]}'s invariants alone are unsatisfiable" if len(own) == 1 else
                      "each edition's invariants alone are unsatisfiable" if own else
                      "each edition's invariants are satisfiable alone, not together")
-            if own == [self.b.edition or "B"] and self._own_state_allows_b():
-                whose = (f"{own[0]}'s invariants hold in states of its own, but in none that shares A's values "
+            if own == ["B"] and self._own_state_allows_b():
+                whose = (f"{label['B']}'s invariants hold in states of its own, but in none that shares A's values "
                          "of the variables and zones of the same name")
             self._vacuous = (f"no state satisfies both editions' invariants with {self.n} players, as the prover "
                              f"encodes them ({whose}): there is no state to compare the editions in")
@@ -537,11 +546,10 @@ class Comparison:
         for v, (ta, tb) in self.shared.items():
             cons: list = []
             try:
-                moved = self.bridge.translate(ta, tb, sta.state[v], cons)
+                same = self._same_shared(ta, tb, sta.state[v], stb.state[v], cons)
             except Unsupported:
                 continue
-            ctx = Ctx(self.eb, {}, self.pb, self.kb)
-            differs.append((v, AND(*cons, NOT(_same(ctx, tb, moved, stb.state[v])))))
+            differs.append((v, AND(*cons, NOT(same))))
         if differs:
             queries.append(("outcome", AND(sta.guard, stb.guard, sta.alive, stb.alive, OR(*[d for _v, d in differs]))))
         queries += undecided + faults
@@ -574,15 +582,19 @@ class Comparison:
             if r[0] == z3.unsat:
                 continue
             facts, added = list(conserved), set()
+            again = None  # the last model the interpreters showed as another kind, or as none
             for _round in range(self.REFINE + 1):
                 r = self._ask(base + facts, goal)
                 if r[0] != z3.sat:
+                    if again is not None and r[0] == z3.unsat:  # no other: that one is the answer
+                        yield kind, again, (*detail, "conservation")
                     break
                 broken = check(kind, r[1], (*detail, "conservation")) if check else None
                 if not broken or broken in added or _round == self.REFINE:
                     yield kind, r[1], (*detail, "conservation")
                     break
                 if broken == AGAIN:
+                    again = r[1]
                     facts.append(self.other_than(r[1], [goal]))
                     continue
                 added.add(broken)
@@ -592,6 +604,16 @@ class Comparison:
             # unsat: no witness in any state the added invariants allow
 
     REFINE = 6
+
+    def _same_shared(self, ta: Type, tb: Type, va, vb, cons: list):
+        """A's value va and B's vb of a shared variable are the same, as the Bridge shares it: a map
+        at the keys both editions have (a key only B has is B's own: what B does there is no
+        difference of the shared state, as _same_after judges it in the interpreters)."""
+        if isinstance(ta, MapT) and isinstance(tb, MapT) and isinstance(va, MapV) and isinstance(vb, MapV):
+            return AND(*[self._same_shared(ta.value, tb.value, va.items[i], vb.items[j], cons)
+                         for i, j in self.bridge.key_map(ta, tb).items()])
+        moved = self.bridge.translate(ta, tb, va, cons)
+        return _same(Ctx(self.eb, {}, self.pb, self.kb), tb, moved, vb)
 
     @staticmethod
     def other_than(model, facts: list):
@@ -833,8 +855,7 @@ def _witness(cmp: Comparison, pa: Program, pb: Program, name: str, kind: str, mo
             ia = a.state.index(a.var(v))
             ib = b.state.index(b.var(v))
             ta, tb = a.var(v).type, b.var(v).type
-            if (post_a[ia] != post_b[ib] if {type(ta), type(tb)} == {PlayerT, IntT}  # (a player as his number)
-                    else _show(pa, ta, post_a[ia]) != _show(pb, tb, post_b[ib])):
+            if not _same_after(pa, pb, ta, tb, post_a[ia], post_b[ib]):
                 kind, confirmed = "outcome", True
                 break
     if not confirmed:
@@ -846,6 +867,24 @@ def _witness(cmp: Comparison, pa: Program, pb: Program, name: str, kind: str, mo
                         "somewhere once, then checked against both editions' invariants in the interpreters)")
     return Difference(name, kind, consequence, n, pa.move_label(move_a), setup, side_a, side_b,
                       act_a.cite, act_b.cite)
+
+
+def _same_after(pa, pb, ta: Type, tb: Type, x, y) -> bool:
+    """Whether a shared variable holds the same value in both interpreters' states, as the Bridge
+    shares it: a map at the keys both editions have (B's others are B's own), a player and a
+    number by value, a pile and a bag by their cards, the rest by name (enum values, cards)."""
+    if isinstance(ta, MapT) and isinstance(tb, MapT):
+        keys_b = {format_value(tb.key, k, pb.domains): j for j, k in enumerate(pb.domains.values(tb.key))}
+        for i, k in enumerate(pa.domains.values(ta.key)):
+            j = keys_b.get(format_value(ta.key, k, pa.domains))
+            if j is not None and not _same_after(pa, pb, ta.value, tb.value, x[i], y[j]):
+                return False
+        return True
+    if isinstance(ta, OptT) and isinstance(tb, OptT):
+        return (x is None) == (y is None) and (x is None or _same_after(pa, pb, ta.inner, tb.inner, x, y))
+    if {type(ta), type(tb)} == {PlayerT, IntT}:
+        return x == y
+    return _show(pa, ta, x) == _show(pb, tb, y)
 
 
 def _show(program, t, value) -> str:

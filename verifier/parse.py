@@ -189,6 +189,10 @@ def _all_syntax_errors(source: SourceFile) -> list[Diagnostic]:
             _parse_chunk(source, chunk, line_offset)
         except UnexpectedInput as exc:
             diagnostics.append(_syntax_diagnostic(source, chunk, exc, line_offset))
+        except VisitError as exc:  # a diagnostic of the transformer (an integer too long)
+            if not isinstance(exc.orig_exc, UserError):
+                raise
+            diagnostics.extend(exc.orig_exc.diagnostics)
             if len(diagnostics) >= MAX_SYNTAX_ERRORS:
                 diagnostics.append(error("E010", f"too many syntax errors; stopped after {MAX_SYNTAX_ERRORS}"))
                 break
@@ -387,7 +391,7 @@ class _Builder(Transformer_NonRecursive):
 
     def players_decl(self, meta, c):
         cite = c[2] if len(c) > 2 else None
-        return ast.PlayersDecl(self._span(meta), self._doc(meta), int(c[0]), int(c[1]), cite)
+        return ast.PlayersDecl(self._span(meta), self._doc(meta), self._int(meta, c[0]), self._int(meta, c[1]), cite)
 
     def enum_decl(self, meta, c):
         name = str(c[0])
@@ -567,10 +571,10 @@ class _Builder(Transformer_NonRecursive):
 
     # scenarios
     def sc_players(self, meta, c):
-        return ast.ScPlayers(self._span(meta), int(c[0]))
+        return ast.ScPlayers(self._span(meta), self._int(meta, c[0]))
 
     def sc_seed(self, meta, c):
-        return ast.ScSeed(self._span(meta), int(c[0]))
+        return ast.ScSeed(self._span(meta), self._int(meta, c[0]))
 
     def sc_param(self, meta, c):
         return ast.ScParam(self._span(meta), c[0], c[1])
@@ -715,10 +719,13 @@ class _Builder(Transformer_NonRecursive):
         return ast.Index(self._span(meta), c[0], c[1])
 
     def int_lit(self, meta, c):
-        if len(c[0]) > MAX_DIGITS:  # (Python converts at most 4,300 digits)
-            raise UserError(error("E207", f"an integer of {len(c[0]):,} digits: outside every range a spec can use",
+        return ast.IntLit(self._span(meta), self._int(meta, c[0]))
+
+    def _int(self, meta, digits) -> int:
+        if len(digits) > MAX_DIGITS:  # (Python converts at most 4,300 digits)
+            raise UserError(error("E207", f"an integer of {len(digits):,} digits: outside every range a spec can use",
                                   self._span(meta), hint=f"write at most {MAX_DIGITS} digits"))
-        return ast.IntLit(self._span(meta), int(c[0]))
+        return int(digits)
 
     def str_lit(self, meta, c):
         return ast.StrLit(self._span(meta), _unquote(c[0]))

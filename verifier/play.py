@@ -136,6 +136,7 @@ def play(spec: ir.Spec, players: int, seed: str, inp, out, save_path: str | None
             break
         except Fault as exc:
             say(f"\nRun-time error in the spec: {exc.message} (at {program.span(exc.span_id)})")
+            game.moves.append(move)  # (the saved trace keeps it: its replay meets the error too)
             code = EXIT_FOUND
             break
         for v in violations:

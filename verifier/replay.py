@@ -127,11 +127,15 @@ def replay(spec: ir.Spec, path: str) -> ReplayResult:
         game = program.start(seed, params)
     except ParamError as exc:
         bad(str(exc), None)
-    except Gap as exc:
-        u = spec.undecided[exc.id]
-        empty = Trace(spec, players, seed, params or [], [], [], {"kind": "gap", "reason": u.reason})
-        return ReplayResult(empty, {"kind": "gap", "step": 0, "reason": u.reason, "violations": []}, False)
-    except Fault as exc:
+    except (Gap, Fault) as exc:
+        if doc["states"]:  # (a trace of such a game has no state)
+            what = "an undecided point" if isinstance(exc, Gap) else f"a run-time error ({exc.message})"
+            bad(f"the trace has states, but the setup stops at {what} here", None,
+                hint="the trace was written for other rules or another seed")
+        if isinstance(exc, Gap):
+            u = spec.undecided[exc.id]
+            empty = Trace(spec, players, seed, params or [], [], [], {"kind": "gap", "reason": u.reason})
+            return ReplayResult(empty, {"kind": "gap", "step": 0, "reason": u.reason, "violations": []}, False)
         empty = Trace(spec, players, seed, params or [], [], [], {"kind": "fault"})
         return ReplayResult(empty, {"kind": "fault", "step": 0, "message": exc.message, "violations": []}, True)
     states = doc["states"]
@@ -184,12 +188,23 @@ def replay(spec: ir.Spec, path: str) -> ReplayResult:
         before = snapshots[-1]
         try:
             found = game.step(move)
-        except Gap as exc:
+        except (Gap, Fault) as exc:
+            kind = "gap" if isinstance(exc, Gap) else "fault"
+            if st is stop and meta["outcome"].get("kind") != kind:
+                bad(f"the trace's last move, {label}, stops the game ({meta['outcome'].get('kind')}), but "
+                    f"{'an undecided point' if kind == 'gap' else 'a run-time error'} stops it here", None,
+                    hint="the trace was written for other rules")
+            stopped = exc
+        else:
+            stopped = None
+        if isinstance(stopped, Gap):
+            exc = stopped
             u = spec.undecided[exc.id]
             steps.append(TraceStep(i, name, move[1], label, action.cite, [f"reaches an undecided point: {u.reason}"]))
             outcome = {"kind": "gap", "step": i, "reason": u.reason, "cite": u.cite.to_json() if u.cite else None}
             break
-        except Fault as exc:
+        if isinstance(stopped, Fault):
+            exc = stopped
             steps.append(TraceStep(i, name, move[1], label, action.cite, [f"run-time error: {exc.message}"]))
             outcome = {"kind": "fault", "step": i, "message": exc.message, "where": str(program.span(exc.span_id))}
             break
