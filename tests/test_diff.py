@@ -161,6 +161,18 @@ def test_players_that_differ_are_a_change(tmp_path):
         {k: v for k, v in doc["changes"][0].items() if k in ("kind", "category", "name")}, doc["changes"]
 
 
+def test_a_changed_setup_and_parameter_are_listed(tmp_path):
+    # the setup deals other cards, a parameter gets another range, in rules whose text is the same
+    # elsewhere: both listed (neither was: "0 changed", exit 0), the setup a change of the rules
+    a, b = tmp_path / "a.rules", tmp_path / "b.rules"
+    text = DECL.replace("var e: Col", "param first: 0..1\nvar e: Col")
+    a.write_text(text, encoding="utf-8")
+    b.write_text(text.replace("[K(0), K(1)]", "[K(1), K(0)]").replace("first: 0..1", "first: 0..2"), encoding="utf-8")
+    code, doc = diff_json(str(a), str(b), "--games", "0")
+    changes = {(c["kind"], c["category"], c["name"]) for c in doc["changes"]}
+    assert code == 1 and changes == {("changed", "setup", "init"), ("changed", "param", "first")}, doc["changes"]
+
+
 def test_bad_input(tmp_path):
     other = str(ROOT / "examples" / "tug_of_wands" / "tug_of_wands.rules")
     r = run_cli("diff", EN, other)
@@ -507,7 +519,8 @@ def test_declarations_that_differ(tmp_path, b_text, found):
     b.write_text(b_text, encoding="utf-8")
     code, doc = diff_json(str(a), str(b), "--games", "0", "--timeout", "10")
     assert sorted((d["rule"], d["kind"]) for d in doc["differences"]) == found and not doc["unknown"], doc
-    assert code == (1 if found else 0)
+    setup = any(c["category"] == "setup" for c in doc["changes"])  # (the pile's literal is a bag's in B)
+    assert code == (1 if found or setup else 0) and setup == ("s := {K(0), K(1)}" in b_text)
     for d in doc["differences"]:
         if d["rule"] == "score":  # green is 1 in A, 2 in B
             assert "e = green" in d["setup"] and d["a"]["changes"] == ["x: 0 -> 2"] and d["b"]["changes"] == ["x: 0 -> 3"], d

@@ -82,7 +82,7 @@ def fingerprint(spec: ir.Spec, node, dom: Domains, _seen: tuple = ()) -> str:
 @dataclass
 class RuleChange:
     kind: str        # added | removed | changed | same
-    category: str    # action | invariant | reachable | terminates | bound | end | stat | scenario | state | players
+    category: str    # action | invariant | reachable | terminates | bound | end | stat | scenario | state | param | players | setup
     name: str
     cite_a: ir.Cite | None = None
     cite_b: ir.Cite | None = None
@@ -106,6 +106,8 @@ def _rules(spec: ir.Spec) -> dict:
         out[("stat", s.name)] = s
     for v in spec.state:
         out[("state", v.name)] = v
+    for p in spec.params:  # (a game's option: its values, and its `where`)
+        out[("param", p.name)] = p
     return out
 
 
@@ -116,6 +118,8 @@ def align(a: ir.Spec, b: ir.Spec) -> list[RuleChange]:
     if (a.min_players, a.max_players) != (b.min_players, b.max_players):  # compared where both allow
         out.append(RuleChange("changed", "players", f"{a.min_players}..{a.max_players} -> {b.min_players}..{b.max_players}",
                               a.players_cite, b.players_cite))
+    if fingerprint(a, list(a.init), dom) != fingerprint(b, list(b.init), dom):  # (listed; its effect shows
+        out.append(RuleChange("changed", "setup", "init", a.init_cite, b.init_cite))  # in the property rows)
     for key in list(ra) + [k for k in rb if k not in ra]:
         cat, name = key
         x, y = ra.get(key), rb.get(key)
@@ -729,8 +733,8 @@ class DiffReport:
 
     @property
     def found(self) -> bool:
-        return bool(self.differences) or any(c.kind in ("added", "removed") or c.category == "players"
-                                             for c in self.changes if c.category != "state") \
+        return bool(self.differences) or any(c.kind in ("added", "removed") or c.category in ("players", "setup")
+                                             for c in self.changes if c.category not in ("state", "param")) \
             or any(p["differs"] for p in self.properties)
 
     def summary(self) -> dict:
