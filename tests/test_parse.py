@@ -87,6 +87,27 @@ def test_deep_nesting_is_a_diagnostic():
     assert d.code == "E005"
 
 
+def _nested_loops(n: int) -> str:
+    body = "x := 1"
+    for i in range(n):
+        body = f"for i{i} in 0..1 where x == 0 {{ {body} }}"
+    return ('game g\nplayers 2..2 cite "S" "two"\nvar x: 0..9\ninit cite "S" "s" { x := 0 }\n'
+            f'/// a.\naction a() cite "A" "a" when x == 0 {{ {body} }}\n')
+
+
+def test_loops_nested_deeper_than_the_interpreter_runs_are_a_diagnostic(tmp_path):
+    # 21 `for`s inside each other were "ok" in check, then exit 3 in every command that plays the
+    # spec (Python's "too many statically nested blocks", 20 in a function)
+    from conftest import run_cli
+
+    d, = _errors(_nested_loops(17))
+    assert d.code == "E005" and d.message == "`for` loops nested more than 16 deep", d
+    path = tmp_path / "loops.rules"
+    path.write_text(_nested_loops(16), encoding="utf-8")
+    r = run_cli("simulate", str(path), "--games", "1")
+    assert r.code == 1 and "deadlock" in r.out and "internal error" not in r.err, r  # (it plays: x := 1, then no move)
+
+
 def test_long_operator_chain_is_a_diagnostic():
     d, = _errors("game g\nconst x = " + "not " * 5000 + "true\n")
     assert d.code == "E005"

@@ -28,6 +28,7 @@ GRAMMAR = Path(__file__).resolve().parent / "grammar" / "rules.lark"
 MAX_BYTES = 2_000_000   # a real spec is tens of kilobytes
 MAX_DEPTH = 200         # nesting of brackets and expressions
 MAX_DIGITS = 1000       # of an integer literal
+MAX_LOOPS = 16          # `for` statements inside each other
 MAX_SYNTAX_ERRORS = 25
 
 TOP_KEYWORDS = ("game", "edition", "source", "players", "enum", "record", "card", "const", "param",
@@ -325,13 +326,18 @@ def _bracket_depth_error(source: SourceFile) -> Diagnostic | None:
 
 def _ast_depth_error(spec: ast.Spec, source: SourceFile) -> Diagnostic | None:
     """Reject expressions nested too deeply for the recursive passes (e.g. 'not not not ...')."""
-    stack = [(spec, 0)]
+    stack = [(spec, 0, 0)]
     while stack:
-        node, depth = stack.pop()
+        node, depth, loops = stack.pop()
         if depth > MAX_DEPTH:
-            return error("E005", f"expression nested more than {MAX_DEPTH} deep", node.span,
-                         hint="split the expression with `let` or a `def`")
-        stack.extend((child, depth + 1) for child in ast.children(node))
+            return error("E005", f"expression nested more than {MAX_DEPTH} deep (an `if` or a `for` counts two levels)",
+                         node.span, hint="split the expression with `let` or a `def`, or flatten the blocks")
+        if isinstance(node, ast.For):
+            loops += 1
+            if loops > MAX_LOOPS:  # (the interpreter's Python takes 20 nested loops in a function)
+                return error("E005", f"`for` loops nested more than {MAX_LOOPS} deep", node.span,
+                             hint="flatten the loops: fewer `for` statements inside each other")
+        stack.extend((child, depth + 1, loops) for child in ast.children(node))
     return None
 
 
