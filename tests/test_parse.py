@@ -108,6 +108,13 @@ def test_loops_nested_deeper_than_the_interpreter_runs_are_a_diagnostic(tmp_path
     assert r.code == 1 and "deadlock" in r.out and "internal error" not in r.err, r  # (it plays: x := 1, then no move)
 
 
+def test_syntax_errors_stop_after_twenty_five():
+    # one broken declaration per line: 25 reported, then a note that it stopped (c33f603 had put
+    # the stop under the branch of a too long integer, so every syntax error was reported)
+    diags = _errors("game g\n" + "var x: = 1\n" * 40)
+    assert len(diags) == 26 and diags[-1].message == "too many syntax errors; stopped after 25", diags[-1]
+
+
 def test_long_operator_chain_is_a_diagnostic():
     d, = _errors("game g\nconst x = " + "not " * 5000 + "true\n")
     assert d.code == "E005"

@@ -194,9 +194,9 @@ def _all_syntax_errors(source: SourceFile) -> list[Diagnostic]:
             if not isinstance(exc.orig_exc, UserError):
                 raise
             diagnostics.extend(exc.orig_exc.diagnostics)
-            if len(diagnostics) >= MAX_SYNTAX_ERRORS:
-                diagnostics.append(error("E010", f"too many syntax errors; stopped after {MAX_SYNTAX_ERRORS}"))
-                break
+        if len(diagnostics) >= MAX_SYNTAX_ERRORS:
+            diagnostics.append(error("E010", f"too many syntax errors; stopped after {MAX_SYNTAX_ERRORS}"))
+            break
     if not diagnostics:  # the whole failed but every part parsed: report the whole-file error
         try:
             _parse_chunk(source, text, 0)
