@@ -487,10 +487,16 @@ def _check_markdown_target(path: str) -> None:
         if first != MARKDOWN_MARK:
             raise UserError(error("E008", f"'{path}' exists and was not written by rulespec diff: not replacing it",
                                   hint="choose a new file name, or remove the file yourself"))
-    folder = os.path.dirname(os.path.realpath(path))  # (where a link's target goes)
+    _folder_of(path)
+
+
+def _folder_of(path: str) -> str:
+    """The folder a new file at path goes into (a link's target's): E008 where it does not exist."""
+    folder = os.path.dirname(os.path.realpath(path))
     if not os.path.isdir(folder):
         raise UserError(error("E008", f"cannot write '{path}': the folder '{folder}' does not exist",
                               hint="create the folder first"))
+    return folder
 
 
 def _write_markdown(path: str, text: str) -> None:
@@ -588,10 +594,7 @@ def cmd_play(args) -> int:
         if args.save_trace.endswith(("/", os.sep)):
             raise UserError(error("E008", f"'{args.save_trace}' names a folder; --save-trace takes a file name",
                                   hint="e.g. game.itf.json"))
-        folder = os.path.dirname(os.path.abspath(args.save_trace))
-        if not os.path.isdir(folder):
-            raise UserError(error("E008", f"cannot write '{args.save_trace}': the folder '{folder}' does not exist",
-                                  hint="create the folder first"))
+        folder = _folder_of(args.save_trace)
         if not os.access(folder, os.W_OK):
             raise UserError(error("E008", f"cannot write '{args.save_trace}': the folder '{folder}' is not writable",
                                   hint="choose a folder you can write in"))

@@ -146,6 +146,7 @@ class Bridge:
         self.exact_b = lambda t: None  # a pile type of B -> how many cards B follows card by card, or None
         # (type of B, name, constraints) -> a new value of it: what A's value does not give B
         self.fresh_b = None
+        self._made = 0  # the values fresh_b made (their names)
 
     def compatible(self, ta: Type, tb: Type, deep: bool = False) -> bool:
         """Whether a value of ta can be shared as one of tb. deep: inside a record, a set, a bag, a
@@ -219,7 +220,7 @@ class Bridge:
     def _fresh(self, tb: Type, cons: list):
         if self.fresh_b is None:
             raise Unsupported(f"no value of {tb} to give")
-        self._made = getattr(self, "_made", 0) + 1
+        self._made += 1
         return self.fresh_b(tb, f"bridge.{self._made}", cons)
 
     def translate(self, ta: Type, tb: Type, v, cons: list):
@@ -459,21 +460,18 @@ class Comparison:
     def _own_state_allows_b(self) -> bool:
         """Whether B's invariants hold in some state of B's own (no variable shared with A)."""
         state, cons = self.eb.fresh_state("sb_own.")
-        facts = []
-        for p in self.b.properties:
-            if p.kind == "invariant" and not p.expect_violated:
-                v, f, c = self.eb.evaluate(p.expr, state, self.pb, self.kb, tag=f"own.{p.name}")
-                facts += [v, NOT(f), *c]
-        return self._ask(self.cons + cons, AND(*facts))[0] == z3.sat
+        return self._ask(self.cons + cons, AND(*self._own_invariants(self.b, state, "own")))[0] == z3.sat
 
-    def _own_invariants(self, spec: ir.Spec) -> list:
-        """One edition's invariants (spec: self.a or self.b) in the shared state, as Z3 facts."""
-        enc, state, params, consts = ((self.ea, self.sa, self.pa, self.ka) if spec is self.a
-                                      else (self.eb, self.sb, self.pb, self.kb))
+    def _own_invariants(self, spec: ir.Spec, state: dict | None = None, tag: str = "inv") -> list:
+        """One edition's invariants (spec: self.a or self.b) as Z3 facts, in the shared state or
+        in `state`."""
+        enc, shared, params, consts = ((self.ea, self.sa, self.pa, self.ka) if spec is self.a
+                                       else (self.eb, self.sb, self.pb, self.kb))
         out = []
         for p in spec.properties:
             if p.kind == "invariant" and not p.expect_violated:
-                v, f, c = enc.evaluate(p.expr, state, params, consts, tag=f"inv.{spec.edition}.{p.name}")
+                v, f, c = enc.evaluate(p.expr, shared if state is None else state, params, consts,
+                                       tag=f"{tag}.{spec.edition}.{p.name}")
                 out += [v, NOT(f), *c]
         return out
 

@@ -153,6 +153,13 @@ def replay(spec: ir.Spec, path: str) -> ReplayResult:
     stop = meta.get("outcome", {}).get("move") if isinstance(meta.get("outcome"), dict) else None
     if stop is not None and not isinstance(stop, dict):
         bad('"#meta"\'s "outcome" has a "move" that is not an object', None)
+
+    def stops_as(st, label: str, kind: str, what: str) -> None:
+        """The trace's stopping move (st) stops the game the way the trace says."""
+        if st is stop and meta["outcome"].get("kind") != kind:
+            bad(f"the trace's last move, {label}, stops the game ({meta['outcome'].get('kind')}), but {what} "
+                "stops it here", None, hint="the trace was written for other rules")
+
     for i in range(1, len(states) + (stop is not None)):
         st = states[i] if i < len(states) else stop
         if not isinstance(st, dict):
@@ -188,23 +195,14 @@ def replay(spec: ir.Spec, path: str) -> ReplayResult:
         before = snapshots[-1]
         try:
             found = game.step(move)
-        except (Gap, Fault) as exc:
-            kind = "gap" if isinstance(exc, Gap) else "fault"
-            if st is stop and meta["outcome"].get("kind") != kind:
-                bad(f"the trace's last move, {label}, stops the game ({meta['outcome'].get('kind')}), but "
-                    f"{'an undecided point' if kind == 'gap' else 'a run-time error'} stops it here", None,
-                    hint="the trace was written for other rules")
-            stopped = exc
-        else:
-            stopped = None
-        if isinstance(stopped, Gap):
-            exc = stopped
+        except Gap as exc:
+            stops_as(st, label, "gap", "an undecided point")
             u = spec.undecided[exc.id]
             steps.append(TraceStep(i, name, move[1], label, action.cite, [f"reaches an undecided point: {u.reason}"]))
             outcome = {"kind": "gap", "step": i, "reason": u.reason, "cite": u.cite.to_json() if u.cite else None}
             break
-        if isinstance(stopped, Fault):
-            exc = stopped
+        except Fault as exc:
+            stops_as(st, label, "fault", "a run-time error")
             steps.append(TraceStep(i, name, move[1], label, action.cite, [f"run-time error: {exc.message}"]))
             outcome = {"kind": "fault", "step": i, "message": exc.message, "where": str(program.span(exc.span_id))}
             break

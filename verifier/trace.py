@@ -9,7 +9,6 @@ state's `#meta` carries the paragraph the action cites.
 from __future__ import annotations
 
 import collections
-
 import json
 from dataclasses import dataclass, field
 
@@ -287,9 +286,9 @@ def diff_value(name: str, t: Type, a, b, dom: Domains, out: list[str]):
         return
     if isinstance(t, PileT):
         top = format_value(t.elem, b[-1], dom) if b else "empty"
-        if len(a) == len(b) and sorted(map(repr, a)) != sorted(map(repr, b)):  # other cards, as many
-            gone = collections.Counter(map(repr, a)) - collections.Counter(map(repr, b))
-            came = collections.Counter(map(repr, b)) - collections.Counter(map(repr, a))
+        had, has = collections.Counter(map(repr, a)), collections.Counter(map(repr, b))
+        if len(a) == len(b) and had != has:  # other cards, as many
+            gone, came = had - has, has - had
             show = {repr(c): format_value(t.elem, c, dom) for c in list(a) + list(b)}
             out.append(f"{name}: " + ", ".join([f"-{show[k]}" for k in gone.elements()]
                                                + [f"+{show[k]}" for k in came.elements()]) + f" ({len(b)} cards)")
