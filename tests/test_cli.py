@@ -29,6 +29,16 @@ def test_check_json_shape():
     assert all(set(s) == {"name", "ok", "message", "where", "cite", "moves"} for s in f["scenarios"])
 
 
+def test_options_may_come_between_the_files():
+    """`check a --json b`: argparse alone took `a` as the files and refused `b` (exit 2)."""
+    first, second = (str(p) for p in EXAMPLES[:2])
+    r = run_cli("check", first, "--json", second)
+    assert r.code == 0, r
+    assert [f["path"] for f in json.loads(r.out)["files"]] == [first, second]
+    r = run_cli("check", "--json", first, second)
+    assert [f["path"] for f in json.loads(r.out)["files"]] == [first, second]
+
+
 def test_failing_scenario_exits_1(tmp_path):
     text = open(TRICKS).read().replace("expect round == 2", "expect round == 3")
     path = tmp_path / "t.rules"

@@ -25,6 +25,22 @@ class _Parser(argparse.ArgumentParser):
         raise UserError(error("E006", message, hint=hint))
 
 
+class _CommandParser(_Parser):
+    """A command's parser: options and files in any order (`check a.rules --json b.rules`).
+    Plain argparse gives a list of files the words up to the first option and refuses the rest."""
+
+    _inside = False
+
+    def parse_known_args(self, args=None, namespace=None):
+        if self._inside:  # parse_known_intermixed_args calls this twice
+            return super().parse_known_args(args, namespace)
+        self._inside = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._inside = False
+
+
 def _whole(text: str, lo: int) -> int:
     try:
         value = int(text)
@@ -73,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
                 epilog="Exit codes: 0 nothing wrong, 1 a violation or failed scenario, 2 invalid input, "
                        "3 internal error.")
     p.add_argument("--version", action="version", version=f"rulespec {__version__}")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_CommandParser)
 
     c = sub.add_parser("check", help="parse and check specs, and run their scenarios",
                        description="Parse and statically check .rules files (names, types, ranges, arity, "
