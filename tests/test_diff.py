@@ -584,3 +584,108 @@ def test_a_witness_shows_what_either_edition_reads(tmp_path):
     code, doc = diff_json(str(a), str(b), "--games", "0", "--timeout", "10")
     (d,) = doc["differences"]
     assert code == 1 and d["rule"] == "score" and any(line.startswith("y = ") for line in d["setup"]), d
+
+
+# A rule changed only in where a card goes in a pile (on top or at the bottom): Z3 compares a pile by
+# its cards, so it found no witness and the rule was "the same behaviour". The interpreters play the
+# rule from states of simulated games, and a later play under A's rules shows the other order
+DECK = """
+game g "G"
+players 2..2 cite "P" "p"
+/// k.
+card K { v: 0..9, w: 0..2 }
+/// all.
+const deck: bag of K = { K(v, w) for v in 0..9 for w in 0..2 }
+zone dk: pile of K
+zone dp: pile of K
+var x: 0..50
+init cite "P" "p" {
+  dk := deck
+  shuffle dk
+  x := 0
+}
+/// a.
+action a0() cite "P" "p" when size(dk) > 1 and x < 50 { move 1 from dk to dp  x := x + 1 }
+/// b.
+action b0() cite "P" "p" when size(dp) > 0 and x < 50 { move 1 from dp to top of dk  x := x + 1 }
+"""
+
+
+def _decks(tmp_path, a_text: str, b_text: str) -> tuple[str, str]:
+    a, b = tmp_path / "a.rules", tmp_path / "b.rules"
+    a.write_text(a_text, encoding="utf-8")
+    b.write_text(b_text, encoding="utf-8")
+    return str(a), str(b)
+
+
+def test_a_change_of_a_piles_order_alone_is_found_by_playing_it(tmp_path):
+    a, b = _decks(tmp_path, DECK, DECK.replace("to top of dk", "to bottom of dk"))
+    code, doc = diff_json(a, b, "--games", "10")
+    assert code == 1 and doc["equivalent"] == [], doc
+    (d,) = doc["differences"]
+    assert (d["rule"], d["kind"], d["found_by"]) == ("b0", "outcome", "play"), d
+    # the order after the move, and the later move that shows it (the other card goes to dp)
+    assert d["a"]["changes"][0].startswith("dk after it = [") and d["a"]["changes"][0] != d["b"]["changes"][0]
+    assert d["then"][1].strip() == "a0()" and "dk: " in d["then"][-1], d["then"]
+    # without the played check (no games) it is the same behaviour, as before
+    code, doc = diff_json(a, b, "--games", "0")
+    assert code == 0 and doc["equivalent"] == ["b0"] and doc["equivalent_played"] == {"b0": 0}
+
+
+def test_a_rule_z3_leaves_not_decided_is_played_too(tmp_path):
+    # two cards drawn onto dp, or one drawn and the next put at its bottom: Z3's witnesses (its draws
+    # are free) are never borne out, so the rule was "not decided"; played, it shows the other order
+    text = DECK.replace("{ move 1 from dk to dp  x := x + 1 }", "{ draw 2 from dk to dp  x := x + 1 }")
+    a, b = _decks(tmp_path, text, text.replace("draw 2 from dk to dp", "draw 1 from dk to dp  move 1 from dk to bottom of dp"))
+    code, doc = diff_json(a, b, "--games", "0")
+    assert code == 0 and [u["rule"] for u in doc["unknown"]] == ["a0"], doc
+    code, doc = diff_json(a, b, "--games", "10")
+    assert code == 1 and doc["unknown"] == [], doc
+    assert [(d["rule"], d["kind"], d["found_by"]) for d in doc["differences"]] == [("a0", "outcome", "play")]
+
+
+def test_an_order_no_rule_reads_is_no_difference(tmp_path):
+    # dp's order is never read (nothing is taken from it): the other order is no difference
+    text = DECK.replace("action b0() cite \"P\" \"p\" when size(dp) > 0 and x < 50 { move 1 from dp to top of dk  x := x + 1 }",
+                        "action b0() cite \"P\" \"p\" when size(dk) > 1 and x < 50 { move 1 from dk to top of dp  x := x + 1 }")
+    text = text.replace("players 2..2", "players 2..3")
+    a, b = _decks(tmp_path, text, text.replace("to top of dp", "to bottom of dp"))
+    code, doc = diff_json(a, b, "--games", "10")
+    assert code == 0 and doc["differences"] == [] and doc["equivalent"] == ["b0"], doc
+    # the moves played with 2 and with 3 players, both counted
+    _code, two = diff_json(a, b, "--games", "10", "--players", "2")
+    _code, three = diff_json(a, b, "--games", "10", "--players", "3")
+    assert doc["equivalent_played"]["b0"] == two["equivalent_played"]["b0"] + three["equivalent_played"]["b0"] > 0
+    assert two["equivalent_played"]["b0"] > 0 and three["equivalent_played"]["b0"] > 0
+
+
+def test_a_shuffle_is_not_played_as_a_difference(tmp_path):
+    # the same two shuffles in the other order: the same rule, but from one seed the interpreters'
+    # piles come out in other orders; the played check leaves moves that draw from chance
+    text = DECK.replace("{ move 1 from dp to top of dk  x := x + 1 }",
+                        "{ move 1 from dp to top of dk  shuffle dk  shuffle dp  x := x + 1 }")
+    a, b = _decks(tmp_path, text, text.replace("shuffle dk  shuffle dp", "shuffle dp  shuffle dk"))
+    code, doc = diff_json(a, b, "--games", "10")
+    assert code == 0 and doc["equivalent"] == ["b0"], doc
+
+
+def test_a_state_whose_shared_value_b_lacks_is_not_played(tmp_path):
+    # ph = p3 is a state of A only (B's enum lacks p3): Z3's comparison leaves it out, and so does
+    # the played check. It had taken B's setup's ph (p1) there, and reported go() legal in A only
+    text = """
+game g "G"
+players 2..2 cite "P" "p"
+/// phases.
+enum Ph { p1, p2, p3 }
+var ph: Ph
+var x: 0..9
+init cite "P" "p" { ph := p3 }
+/// go.
+action go() cite "P" "p" when ph != p1 and x < 5 { x := x + 1 }
+/// switch.
+action sw() cite "P" "p" when x < 5 and ph != p2 { ph := p2 }
+"""
+    a, b = _decks(tmp_path, text, text.replace("p2, p3 }", "p2 }").replace("{ ph := p3 }", "{ ph := p1 }"))
+    code, doc = diff_json(a, b, "--games", "10")
+    assert doc["differences"] == [] and doc["equivalent"] == ["go", "sw"], doc
+    assert doc["equivalent_played"]["go"] > 0

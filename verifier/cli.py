@@ -192,8 +192,11 @@ def build_parser() -> argparse.ArgumentParser:
                                     "changed action Z3 looks for a state and move that one edition allows and the "
                                     "other forbids, whose outcome differs, or that one edition leaves undecided; "
                                     "each witness is played in both editions' interpreters and reported only if "
-                                    "they bear it out, as a short scenario with both citations. A change with no "
-                                    "witness formalises the same behaviour. The properties are compared on "
+                                    "they bear it out, as a short scenario with both citations. A change Z3 finds "
+                                    "no witness for is played in both interpreters from states of the first "
+                                    "edition's simulated games (--games of them), where a pile's order, which Z3 "
+                                    "leaves free, shows in a later play; with no witness from either it "
+                                    "formalises the same behaviour. The properties are compared on "
                                     "simulated games. Differences are ranked: changes scoring, changes play, "
                                     "leaves a situation undecided, no effect on play. Exit code 1 when "
                                     "differences are found.")
@@ -204,8 +207,9 @@ def build_parser() -> argparse.ArgumentParser:
     df.add_argument("--timeout", type=_seconds, default=30, metavar="SECONDS",
                     help="time limit of each solver query; past it the rule is listed as not decided (default 30)")
     df.add_argument("--games", type=_count, default=100, metavar="G",
-                    help="simulated games per edition and player count for comparing the properties "
-                         "(default 100; 0: do not compare them)")
+                    help="simulated games per edition and player count for comparing the properties, "
+                         "and games of the first edition whose states the rules Z3 finds the same are "
+                         "played from (default 100; 0: neither)")
     df.add_argument("--markdown", metavar="FILE",
                     help="also write the report as a Markdown page (for `rulespec docs --diff`); never "
                          "replaces a file that rulespec diff did not write")

@@ -6,7 +6,9 @@ both editions' steps from one shared state (variables of the same name share the
 translated by value name where the types differ), asking for a state and move that one edition
 allows and the other forbids, or whose outcome differs, or that leaves one of them undecided.
 Every witness is then built in both interpreters and played; only what the interpreters bear
-out is reported. A change with no witness formalises the same behaviour: listed, not reported.
+out is reported. A change with no witness is played in both interpreters from states of the
+first edition's simulated games (_Played: a pile's order, which Z3 leaves free, shows there); with
+no witness from either it formalises the same behaviour: listed, not reported.
 """
 
 from __future__ import annotations
@@ -19,11 +21,12 @@ from dataclasses import dataclass, field
 import z3
 
 from . import ir
-from .backends.interpreter import Program
+from .backends.interpreter import ParamError, Program
 from .backends.runtime import Fault, Gap
+from .backends.runtime import copy as copy_value
 from .backends.z3 import (AND, EQ, IMPLIES, ITE, NOT, OR, BagV, Ctx, Encoder, MapV, OptV, PileV, SeqPileV, SeqV, SetV,
                           Unsupported, _consts, _lt, _model_bool, concrete)
-from .trace import describe_changes
+from .trace import describe_changes, diff_value
 from .verify import NO_RUNTIME_ERRORS, _walk
 from .types import (BagT, BoolT, Domains, EnumT, IntT, MapT, OptT, OrderT, PileT, PlayerT, RecordT, SetT, TupleT, Type,
                     format_value, record_fields, record_kind)
@@ -352,6 +355,8 @@ class Difference:
     cite_a: ir.Cite | None
     cite_b: ir.Cite | None
     seconds: float = 0.0
+    found_by: str = "z3"               # z3 (a witness Z3 gave) | play (a state of a simulated game, _Played)
+    then: list[str] = field(default_factory=list)  # a later play that shows a pile's order (_Played.later)
 
     def to_json(self) -> dict:
         return {"rule": self.rule, "kind": self.kind, "consequence": self.consequence, "players": self.players,
@@ -359,7 +364,8 @@ class Difference:
                 "a": {"legal": self.a.legal, "outcome": self.a.outcome, "changes": self.a.changes, "why": self.a.why},
                 "b": {"legal": self.b.legal, "outcome": self.b.outcome, "changes": self.b.changes, "why": self.b.why},
                 "cite_a": self.cite_a.to_json() if self.cite_a else None,
-                "cite_b": self.cite_b.to_json() if self.cite_b else None}
+                "cite_b": self.cite_b.to_json() if self.cite_b else None, "found_by": self.found_by,
+                "then": self.then}
 
 
 # what compare_action's check returns where the interpreters bear out another kind of difference
@@ -698,8 +704,9 @@ def _broken_invariants(program: Program, S: list, P: list) -> list[str]:
     return out
 
 
-def _play(program: Program, S: list, P: list, move, seed: str) -> tuple[Side, list | None]:
-    """One move from a given state in an interpreter: what happens (and the state after)."""
+def _play(program: Program, S: list, P: list, move, seed: str, drew: list | None = None) -> tuple[Side, list | None]:
+    """One move from a given state in an interpreter: what happens (and the state after). With
+    `drew`, a list: the state of the game's chance goes into it if the move draws (shuffles)."""
     game = program.at(S, P, seed)
     spec = program.spec
     failing = game.failing_conjunct(move)
@@ -708,6 +715,8 @@ def _play(program: Program, S: list, P: list, move, seed: str) -> tuple[Side, li
         cond = spec.actions[move[0]].guard[failing]
         return Side(False, "not legal", why=snippet(cond.span) or f"condition {failing + 1}"), None
     before = game.snapshot()
+    if drew is not None:
+        game.chance.keep(drew)
     try:
         game.step(move, check=False)
     except Gap as exc:
@@ -728,6 +737,7 @@ class DiffReport:
     unknown: list[tuple[str, int, str]]   # (rule, players, why) not decided
     properties: list[dict]
     seconds: float = 0.0
+    played: dict[str, int] = field(default_factory=dict)  # an equivalent rule's moves played from games' states
 
     @property
     def found(self) -> bool:
@@ -747,7 +757,7 @@ class DiffReport:
                 "differences_found": self.found, "summary": self.summary(), "seconds": round(self.seconds, 2),
                 "changes": [c.to_json() for c in self.changes if c.kind != "same"],
                 "differences": [d.to_json() for d in self.differences],
-                "equivalent": self.equivalent,
+                "equivalent": self.equivalent, "equivalent_played": self.played,
                 "unknown": [{"rule": r, "players": n, "why": w} for r, n, w in self.unknown],
                 "properties": self.properties}
 
@@ -763,6 +773,7 @@ def compare(a: ir.Spec, b: ir.Spec, players: list[int] | None = None, timeout: f
     differences: list[Difference] = []
     unknown: list = []
     witnessed: set[str] = set()
+    moves_played: dict[str, int] = {}  # rule -> moves the interpreters played from simulated games' states (_Played)
     for n in counts:
         cmp = Comparison(a, b, n, timeout)
         pa, pb = Program(a, n), Program(b, n)
@@ -818,7 +829,19 @@ def compare(a: ir.Spec, b: ir.Spec, players: list[int] | None = None, timeout: f
         # a rule with no witness and nothing undecided with n players: the same behaviour there,
         # unless no state satisfies both editions' invariants (asked only where no question had a
         # model: every question would be unsat)
-        same = [name for name in changed_actions if name not in witnessed
+        rest = [name for name in changed_actions if name not in witnessed]
+        if rest and games:
+            # the rules with no witness from Z3 with n players (the same, or not decided) played in
+            # the interpreters from states of simulated games
+            t1 = time.perf_counter()
+            check = _Played(cmp, pa, pb)
+            for name, d in check.run(rest, games).items():
+                d.seconds = time.perf_counter() - t1
+                differences.append(d)
+                witnessed.add(name)
+            for name, k in check.checks.items():
+                moves_played[name] = moves_played.get(name, 0) + k
+        same = [name for name in rest if name not in witnessed
                 and not any(u[0] == name and u[1] == n for u in unknown)]
         if same and cmp.vacuous():
             unknown += [(name, n, cmp.vacuous()) for name in same]
@@ -826,7 +849,8 @@ def compare(a: ir.Spec, b: ir.Spec, players: list[int] | None = None, timeout: f
                   not any(u[0] == name for u in unknown)]
     unknown = [u for u in unknown if u[0] not in witnessed]
     properties = _compare_properties(a, b, counts, games)
-    return DiffReport(a, b, changes, differences, equivalent, unknown, properties, time.perf_counter() - t0)
+    return DiffReport(a, b, changes, differences, equivalent, unknown, properties, time.perf_counter() - t0,
+                      {name: moves_played.get(name, 0) for name in equivalent})
 
 
 def _witness(cmp: Comparison, pa: Program, pb: Program, name: str, kind: str, model, detail, n: int):
@@ -889,7 +913,10 @@ def _same_after(pa, pb, ta: Type, tb: Type, x, y) -> bool:
     return _show(pa, ta, x) == _show(pb, tb, y)
 
 
-def _show(program, t, value) -> str:
+def _show(program, t, value, ordered: bool = False) -> str:
+    """A value as the report shows it: a pile by its cards (in their order where `ordered`)."""
+    if ordered:
+        return format_value(t, value, program.domains)
     if isinstance(t, PileT):
         return format_value(BagT(t.elem), _counts(program, t.elem, value), program.domains)
     if isinstance(t, MapT) and isinstance(t.value, PileT):
@@ -902,6 +929,292 @@ def _counts(program, elem, pile):
     for c in pile:
         out[program.domains.index(elem, c)] += 1
     return out
+
+
+def _carry(codec_from, codec_to, t_from: Type, t_to: Type, value) -> tuple:
+    """(True, the value in the other interpreter) or (False, None) where it does not carry over
+    (through the trace format: by name)."""
+    from .trace import ItfError
+    if t_from == t_to:  # one type, one representation in both interpreters
+        return True, copy_value(value)
+    try:
+        return True, codec_to.decode(t_to, codec_from.encode(t_from, value))
+    except (ItfError, KeyError, ValueError, TypeError, IndexError):
+        return False, None
+
+
+class _Played:
+    """The interpreters' check of the rules Z3 found to behave the same, for one player count:
+    edition A's random games, and from states sampled in them (the states where the rule's action
+    is legal in A, two a game, and one state a game besides, for moves only B allows) every legal
+    move of that action in either edition, played in both interpreters. A's state is carried over
+    to B through the trace format (variables, parameters and the move's arguments by name, enum
+    values by name); B's variables and parameters that A lacks, or whose value does not carry
+    over, take B's own setup's values, and a state is left where that breaks either edition's
+    invariants (as Z3's shared states satisfy both). A difference is one of legality, of what
+    the move does (moves, undecided, a run-time error), or of a shared variable's value after it,
+    a pile's order included, which Z3's comparison leaves free. A move that draws from chance in
+    either edition is left (a shuffle's cards are the seed's, not the rule's)."""
+
+    PER_GAME = 2        # states a game where the action is legal in A
+    PER_STATE = 4       # moves of the action played from a state at most (a random few of its legal moves)
+    MAX_MOVES = 2_000   # a random game's moves at most
+
+    def __init__(self, cmp: Comparison, pa: Program, pb: Program, seed: str = "diff-play"):
+        from .trace import ItfCodec
+        self.cmp, self.pa, self.pb, self.seed = cmp, pa, pb, seed
+        self.ca, self.cb = ItfCodec(pa.domains), ItfCodec(pb.domains)
+        a, b = cmp.a, cmp.b
+        self.vars_a = {v.name: (i, v.type) for i, v in enumerate(a.state)}
+        self.params_a = {p.name: (i, p.type) for i, p in enumerate(a.params)}
+        # the parameters Z3 shares (Comparison.__init__: the same name and a compatible type)
+        self.bridge_params = {p.name: cmp.bridge.compatible(self.params_a[p.name][1], p.type)
+                              for p in b.params if p.name in self.params_a}
+        self.checks: dict[str, int] = {}
+        try:
+            base = pb.start(seed)  # B's own setup: the values A cannot give
+            self.base_S, self.base_P = base.S, base.params
+        except (Fault, Gap, ParamError):  # B's setup stops for its seed: nothing to carry A's states into
+            self.base_S = self.base_P = None
+
+    def _carry(self, t_from, t_to, value):
+        return _carry(self.ca, self.cb, t_from, t_to, value)
+
+    def carried(self, S: list, P: list):
+        """(B's state, B's parameters, the names of the variables carried over) for A's state, or
+        None where a value Z3 shares does not carry over (an enum value B lacks: a state Z3's
+        comparison leaves out too). What Z3 leaves free in B takes B's setup's value."""
+        b = self.cmp.b
+        Sb, Pb, same = [copy_value(v) for v in self.base_S], list(self.base_P), set()
+        for j, v in enumerate(b.state):
+            if v.name in self.vars_a:
+                i, t = self.vars_a[v.name]
+                ok, value = self._carry(t, v.type, S[i])
+                if ok:
+                    Sb[j] = value
+                    same.add(v.name)
+                elif v.name in self.cmp.shared:
+                    return None
+        for j, p in enumerate(b.params):
+            if p.name in self.params_a:
+                i, t = self.params_a[p.name]
+                ok, value = self._carry(t, p.type, P[i])
+                if ok:
+                    Pb[j] = value
+                elif self.bridge_params.get(p.name):
+                    return None
+        return Sb, Pb, same
+
+    @staticmethod
+    def _move(move, act_from, act_to, codec_from, codec_to, prog_to):
+        """The move in the other interpreter, its arguments carried over by name (None if one does not)."""
+        args = []
+        for (_n1, t1), (_n2, t2), v in zip(act_from.params, act_to.params, move[1]):
+            ok, value = _carry(codec_from, codec_to, t1, t2, v)
+            if not ok:
+                return None
+            args.append(value)
+        return prog_to.action_index[act_to.name], tuple(args)
+
+    def run(self, names: list[str], games: int) -> dict[str, "Difference"]:
+        """The first difference found for each rule (by name) in `games` games of A."""
+        import random
+        a, b, pa, pb = self.cmp.a, self.cmp.b, self.pa, self.pb
+        rules = []
+        for name in names:
+            act_a, act_b = a.action(name), b.action(name)
+            if [n for n, _t in act_a.params] == [n for n, _t in act_b.params]:
+                rules.append(name)
+                self.checks[name] = 0
+        found: dict[str, Difference] = {}
+        if self.base_S is None:
+            return found
+        rng = random.Random(f"{self.seed}/moves")
+        self.rng = random.Random(f"{self.seed}/pick")
+        for g in range(games):
+            if not [r for r in rules if r not in found]:
+                break
+            try:
+                game = pa.start(f"{self.seed}/{g}")
+            except (Fault, Gap, ParamError):  # A's setup stops for this seed
+                continue
+            picks: dict[str, list] = {r: [] for r in rules}  # (state, params) sampled this game
+            seen: dict[str, int] = {r: 0 for r in rules}
+            anywhere: dict[str, tuple] = {}
+            for step in range(self.MAX_MOVES):
+                if game.ended():
+                    break
+                moves = game.legal_moves()
+                if not moves:
+                    break
+                legal = {m[0] for m in moves}
+                for r in rules:
+                    if r in found:
+                        continue
+                    if pa.action_index[r] in legal:
+                        seen[r] += 1
+                        k = len(picks[r])
+                        if k < self.PER_GAME:
+                            picks[r].append(self._snap(game))
+                        else:
+                            j = rng.randrange(seen[r])
+                            if j < self.PER_GAME:
+                                picks[r][j] = self._snap(game)
+                    elif rng.randrange(step + 1) == 0:
+                        anywhere[r] = self._snap(game)
+                try:
+                    game.step(rng.choice(moves), check=False)
+                except (Fault, Gap):
+                    break
+            for r in rules:
+                if r in found:
+                    continue
+                for S, P in picks[r] + ([anywhere[r]] if r in anywhere else []):
+                    d = self.check(r, S, P)
+                    if d is not None:
+                        found[r] = d
+                        break
+        return found
+
+    @staticmethod
+    def _snap(game):
+        return game.snapshot(), list(game.params)
+
+    def check(self, name: str, S: list, P: list) -> "Difference | None":
+        """The first move of rule `name`, legal in A's state S or in B's carried over, that the
+        interpreters play differently; None where every such move goes the same way."""
+        a, b, pa, pb = self.cmp.a, self.cmp.b, self.pa, self.pb
+        act_a, act_b = a.action(name), b.action(name)
+        carried = self.carried(S, P)
+        if carried is None:
+            return None
+        Sb, Pb, same = carried
+        if _broken_invariants(pa, S, P) or _broken_invariants(pb, Sb, Pb):
+            return None
+        ia, ib = pa.action_index[name], pb.action_index[name]
+        moves = [m for m in pa.at(S, P, self.seed).legal_moves() if m[0] == ia]
+        moves_b = [m for m in pb.at(Sb, Pb, self.seed).legal_moves() if m[0] == ib]
+        pairs = [(m, self._move(m, act_a, act_b, self.ca, self.cb, pb)) for m in moves]
+        pairs += [(m_a, m) for m in moves_b
+                  if (m_a := self._move(m, act_b, act_a, self.cb, self.ca, pa)) not in moves]  # B's only
+        if len(pairs) > self.PER_STATE:
+            pairs = self.rng.sample(pairs, self.PER_STATE)
+        for move_a, move_b in pairs:
+            if move_a is None or move_b is None:
+                continue
+            self.checks[name] += 1
+            drew_a, drew_b = [], []
+            side_a, post_a = _play(pa, S, P, move_a, self.seed, drew_a)
+            side_b, post_b = _play(pb, Sb, Pb, move_b, self.seed, drew_b)
+            kind = None
+            if side_a.legal != side_b.legal:  # (whatever the legal move draws)
+                kind = "legality"
+            elif drew_a or drew_b:
+                continue
+            elif side_a.outcome.split(":")[0] != side_b.outcome.split(":")[0]:
+                kind = "undecided" if "undecided" in side_a.outcome + side_b.outcome else "outcome"
+            then: list[str] = []
+            if kind is None and post_a is not None and post_b is not None:
+                shared = [(v, *self.vars_a[v.name], b.state.index(v)) for v in b.state
+                          if v.name in same and v.name in self.cmp.shared]
+                # (one type holds one value alike in both interpreters: equal values are the same)
+                shared = [(v, i, t, j) for v, i, t, j in shared if t != v.type or post_a[i] != post_b[j]]
+                if any(not _same_after(pa, pb, t, v.type, post_a[i], post_b[j]) for v, i, t, j in shared):
+                    kind = "outcome"  # by the cards and values alone (as Z3 compares them)
+                else:
+                    order = [(v, i, t, j) for v, i, t, j in shared
+                             if self.ca.encode(t, post_a[i]) != self.cb.encode(v.type, post_b[j])]
+                    if order:  # a pile's order alone: a difference where a later play shows it
+                        then = self.later(post_a, post_b, [(i, t, v.type, j) for v, i, t, j in shared], P)
+                        if then:
+                            kind = "outcome"
+                            v, i, t, j = order[0]
+                            side_a.changes.insert(0, f"{v.name} after it = {_cut(_show(pa, t, post_a[i], True))}")
+                            side_b.changes.insert(0, f"{v.name} after it = {_cut(_show(pb, v.type, post_b[j], True))}")
+            if kind is None:
+                continue
+            setup = _setup_lines(self.cmp, (pa, S, act_a), (pb, Sb, act_b), ordered=True)
+            setup.insert(0, "(a state of a simulated game of the first edition: Z3 gave no witness here that the "
+                            "interpreters bear out; it compares a pile by its cards, not their order)")
+            return Difference(name, kind, _consequence(a, b, kind, side_a, side_b), self.cmp.n, pa.move_label(move_a),
+                              setup, side_a, side_b, act_a.cite, act_b.cite, found_by="play", then=then)
+        return None
+
+    LATER_PLAYS, LATER_MOVES = 4, 200
+
+    def later(self, post_a: list, post_b: list, shared: list, P: list) -> list[str]:
+        """Where the two states after a move differ only in a pile's order: the first random play
+        under A's rules, from both (B's carried back into A's), that shows it (a move legal from
+        one only, another outcome, or other cards or values after a move), as lines; [] where none
+        of LATER_PLAYS plays of LATER_MOVES moves does. A play stops at a draw from chance (a
+        shuffle of piles in another order is no difference of the rules)."""
+        import random
+        pa, a = self.pa, self.cmp.a
+        other = [copy_value(v) for v in post_a]
+        for i, t, tb, j in shared:
+            ok, value = _carry(self.cb, self.ca, tb, t, post_b[j])
+            if not ok:  # a value that does not carry back: no later play
+                return []
+            other[i] = value
+        ea, eb = a.edition or a.path, self.cmp.b.edition or self.cmp.b.path
+        rng = random.Random(f"{self.seed}/later")
+        for _play_no in range(self.LATER_PLAYS):
+            g1, g2 = pa.at(post_a, P, self.seed), pa.at(other, P, self.seed)
+            lines = [f"then, under {ea}'s rules from both states after it:"]
+            for _k in range(self.LATER_MOVES):
+                e1, e2 = g1.ended(), g2.ended()
+                if (e1 is None) != (e2 is None):
+                    return lines + [f"the game has ended after {ea}'s move only" if e1 else
+                                    f"the game has ended after {eb}'s move only"]
+                if e1 is not None:
+                    break
+                l1, l2 = g1.legal_moves(), g2.legal_moves()
+                if sorted(map(repr, l1)) != sorted(map(repr, l2)):
+                    only1 = [pa.move_label(m) for m in l1 if m not in l2][:3]
+                    only2 = [pa.move_label(m) for m in l2 if m not in l1][:3]
+                    return lines + [f"legal after {ea}'s move only: {', '.join(only1) or '-'}; "
+                                    f"after {eb}'s move only: {', '.join(only2) or '-'}"]
+                if not l1:
+                    break
+                m = rng.choice(l1)
+                box1, box2 = [], []
+                g1.chance.keep(box1)
+                g2.chance.keep(box2)
+                r1, r2 = _outcome(g1, m), _outcome(g2, m)
+                if box1 or box2:
+                    break
+                lines.append(f"  {pa.move_label(m)}")
+                if r1 != r2:
+                    return lines + [f"  after {ea}'s move: {r1}; after {eb}'s: {r2}"]
+                if r1 != "moves":
+                    break
+                for v, x, y in zip(a.state, g1.S, g2.S):
+                    if x != y and _show(pa, v.type, x) != _show(pa, v.type, y):
+                        what: list[str] = []
+                        diff_value(v.name, *_unordered(pa, v.type, x, y), pa.domains, what)
+                        return lines + [f"  from the state after {ea}'s move to the one after {eb}'s: {w}" for w in what]
+        return []
+
+
+def _unordered(program, t: Type, x, y) -> tuple:
+    """(type, x, y) with piles as bags (their cards), for diff_value."""
+    if isinstance(t, PileT):
+        return BagT(t.elem), _counts(program, t.elem, x), _counts(program, t.elem, y)
+    if isinstance(t, MapT) and isinstance(t.value, PileT):
+        return (MapT(t.key, BagT(t.value.elem)), [_counts(program, t.value.elem, z) for z in x],
+                [_counts(program, t.value.elem, z) for z in y])
+    return t, x, y
+
+
+def _outcome(game, move) -> str:
+    """A move played in a game (no property judged): moves, undecided or a run-time error."""
+    try:
+        game.step(move, check=False)
+    except Gap as exc:
+        return f"undecided: {game.program.spec.undecided[exc.id].reason}"
+    except Fault as exc:
+        return f"run-time error: {exc.message}"
+    return "moves"
 
 
 def _consequence(a: ir.Spec, b: ir.Spec, kind: str, side_a: Side, side_b: Side) -> str:
@@ -931,21 +1244,25 @@ def _reads(spec: ir.Spec, action: ir.Action) -> set[str]:
     return names
 
 
-def _setup_lines(cmp: Comparison, side_a: tuple, side_b: tuple) -> list[str]:
+def _setup_lines(cmp: Comparison, side_a: tuple, side_b: tuple, ordered: bool = False) -> list[str]:
     """The state variables either edition's move reads, as they are in the witness ((program,
-    state, action) per edition): a shared one once, one B does not share with A marked as B's."""
+    state, action) per edition): a shared one once, one B does not share with A marked as B's
+    (piles in their order where `ordered`)."""
     (pa, Sa, act_a), (pb, Sb, act_b) = side_a, side_b
     a, b = cmp.a, cmp.b
     read_a, read_b = _reads(a, act_a), _reads(b, act_b)
 
     def line(program, v, value, mark=""):
-        text = _show(program, v.type, value)
-        return f"{v.name}{mark} = {text if len(text) <= 160 else text[:157] + '…'}"
+        return f"{v.name}{mark} = {_cut(_show(program, v.type, value, ordered))}"
     out = [line(pa, v, value) for v, value in zip(a.state, Sa)
            if v.name in read_a or (v.name in read_b and v.name in cmp.shared)]
     mark = f" ({b.edition or 'B'})"
     out += [line(pb, v, value, mark) for v, value in zip(b.state, Sb) if v.name in read_b and v.name not in cmp.shared]
     return out
+
+
+def _cut(text: str, most: int = 160) -> str:
+    return text if len(text) <= most else text[:most - 3] + "…"
 
 
 def _stmt_exprs(stmts):
@@ -1029,9 +1346,11 @@ def render_text(r: DiffReport) -> str:
             what = side.outcome + (f" (`{side.why}` is false)" if side.why else "")
             lines.append(f"    under {label}: {what}")
             lines.extend(f"      {x}" for x in side.changes[:8])
+        lines.extend(f"    {x}" for x in d.then)
     if r.equivalent:
         lines.append("")
         lines.append("  changed in the text, same behaviour (no witness): " + ", ".join(r.equivalent))
+        lines.append("    (Z3 found no witness; " + _played_text(r) + ")")
     if r.unknown:
         lines.append("")
         for rule, n, why in r.unknown:
@@ -1043,6 +1362,14 @@ def render_text(r: DiffReport) -> str:
         for p in diffs:
             lines.append(f"    {p['property']} ({p['players']} players): {p['a']} | {p['b']}")
     return "\n".join(lines)
+
+
+def _played_text(r: DiffReport) -> str:
+    """What the interpreters' check of the equivalent rules played (_Played)."""
+    if not any(r.played.values()):
+        return "no move of them was played from simulated games' states"
+    return "moves played the same way from simulated games' states: " + ", ".join(
+        f"{name} {r.played.get(name, 0)}" for name in r.equivalent)
 
 
 def _ranked(diffs):
@@ -1057,7 +1384,8 @@ def render_markdown(r: DiffReport) -> str:
     a, b = r.a.edition or r.a.path, r.b.edition or r.b.path
     out = [f"# Differences: {md(a)} and {md(b)}", "",
            f"Editions of {code(r.a.game)} compared by `rulespec diff`. Every difference below was found by Z3 "
-           "and then played in both editions' interpreters, which bear it out.", "",
+           "(or, where Z3 found none, by playing the rule from a state of a simulated game) and then played in "
+           "both editions' interpreters, which bear it out.", "",
            "| consequence | count |", "| --- | --- |"]
     out += [f"| {k} | {v} |" for k, v in r.summary().items()]
     out += ["", "## Rules", "", f"| rule | kind | {md(a)} | {md(b)} |", "| --- | --- | --- | --- |"]
@@ -1075,8 +1403,11 @@ def render_markdown(r: DiffReport) -> str:
         for label, side in ((a, d.a), (b, d.b)):
             out.append(f"- under {md(label)}: {md(side.outcome)}" + (f" ({md(side.why)} is false)" if side.why else ""))
             out += [f"    - {md(x)}" for x in side.changes[:8]]
+        if d.then:
+            out += ["", fence("\n".join(d.then), "text")]
     if r.equivalent:
-        out += ["", "## Changed in the text, same behaviour", "", ", ".join(code(x) for x in r.equivalent)]
+        out += ["", "## Changed in the text, same behaviour", "", ", ".join(code(x) for x in r.equivalent), "",
+                f"Z3 found no witness; {md(_played_text(r))}."]
     if r.unknown:
         out += ["", "## Not decided", ""]
         out += [f"- {code(rule)} ({n} players): {md(why)}" for rule, n, why in r.unknown]

@@ -186,10 +186,8 @@ class Program:
         """A game put into state S with parameters P (and the constants they give), its chance from
         `seed`: the setup is not run (a state given, as rulespec diff's witnesses are: a setup that
         faults, or meets an undecided point, for those parameters does not stand in the way)."""
-        import copy
-
         game = Game(self, str(seed), list(P[:len(self.spec.params)]), None, judged=judged, setup=False)
-        game.S[:] = copy.deepcopy(S)
+        game.S[:] = [copy(v) for v in S]  # as snapshot() copies a state
         return game
 
     def judging(self, kind: str, name: str = "") -> tuple[dict, set]:
