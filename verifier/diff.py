@@ -980,29 +980,30 @@ class _Played:
     def _carry(self, t_from, t_to, value):
         return _carry(self.ca, self.cb, t_from, t_to, value)
 
+    def _carry_all(self, decls_b: list, known_a: dict, values_a: list, out: list, shared) -> set | None:
+        """Carry A's values (known_a: name -> (index, type)) into out, B's values of decls_b, by
+        name: the names carried, or None where one that shared(name) says Z3 shares does not."""
+        names = set()
+        for j, d in enumerate(decls_b):
+            if d.name in known_a:
+                i, t = known_a[d.name]
+                ok, value = self._carry(t, d.type, values_a[i])
+                if ok:
+                    out[j] = value
+                    names.add(d.name)
+                elif shared(d.name):
+                    return None
+        return names
+
     def carried(self, S: list, P: list):
         """(B's state, B's parameters, the names of the variables carried over) for A's state, or
         None where a value Z3 shares does not carry over (an enum value B lacks: a state Z3's
         comparison leaves out too). What Z3 leaves free in B takes B's setup's value."""
         b = self.cmp.b
-        Sb, Pb, same = [copy_value(v) for v in self.base_S], list(self.base_P), set()
-        for j, v in enumerate(b.state):
-            if v.name in self.vars_a:
-                i, t = self.vars_a[v.name]
-                ok, value = self._carry(t, v.type, S[i])
-                if ok:
-                    Sb[j] = value
-                    same.add(v.name)
-                elif v.name in self.cmp.shared:
-                    return None
-        for j, p in enumerate(b.params):
-            if p.name in self.params_a:
-                i, t = self.params_a[p.name]
-                ok, value = self._carry(t, p.type, P[i])
-                if ok:
-                    Pb[j] = value
-                elif self.bridge_params.get(p.name):
-                    return None
+        Sb, Pb = [copy_value(v) for v in self.base_S], list(self.base_P)
+        same = self._carry_all(b.state, self.vars_a, S, Sb, lambda name: name in self.cmp.shared)
+        if same is None or self._carry_all(b.params, self.params_a, P, Pb, self.bridge_params.get) is None:
+            return None
         return Sb, Pb, same
 
     @staticmethod
