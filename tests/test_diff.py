@@ -625,7 +625,8 @@ def test_a_change_of_a_piles_order_alone_is_found_by_playing_it(tmp_path):
     (d,) = doc["differences"]
     assert (d["rule"], d["kind"], d["found_by"]) == ("b0", "outcome", "play"), d
     # the order after the move, and the later move that shows it (the other card goes to dp)
-    assert d["a"]["changes"][0].startswith("dk after it = [") and d["a"]["changes"][0] != d["b"]["changes"][0]
+    first_a, first_b = d["a"]["changes"][0], d["b"]["changes"][0]
+    assert first_a.startswith("dk after it = …") and first_a.endswith(")]") and first_a != first_b  # the top kept
     assert d["then"][1].strip() == "a0()" and "dk: " in d["then"][-1], d["then"]
     # without the played check (no games) it is the same behaviour, as before
     code, doc = diff_json(a, b, "--games", "0")
@@ -667,6 +668,7 @@ def test_a_shuffle_is_not_played_as_a_difference(tmp_path):
     a, b = _decks(tmp_path, text, text.replace("shuffle dk  shuffle dp", "shuffle dp  shuffle dk"))
     code, doc = diff_json(a, b, "--games", "10")
     assert code == 0 and doc["equivalent"] == ["b0"], doc
+    assert doc["equivalent_played"] == {"b0": 0}  # every move shuffles: none compared (they were counted)
 
 
 def test_a_state_whose_shared_value_b_lacks_is_not_played(tmp_path):
@@ -689,3 +691,60 @@ action sw() cite "P" "p" when x < 5 and ph != p2 { ph := p2 }
     code, doc = diff_json(a, b, "--games", "10")
     assert doc["differences"] == [] and doc["equivalent"] == ["go", "sw"], doc
     assert doc["equivalent_played"]["go"] > 0
+
+
+# found by a review of the played check (55438cf): each was a false difference or exit 3
+SMALL = """
+game g "G"
+players 3..3 cite "P" "p"
+param first: Player cite "P" "p"
+enum Colour { red, green, blue }
+var seen: set of Colour
+var x: 0..9
+init cite "P" "p" { x := 0 }
+/// mark a colour as seen.
+action mark(c: Colour) cite "P" "p" when x < 9 { seen := seen + {c}  x := x + 1 }
+/// up.
+action up() cite "P" "p" when x < 9 { x := x + 1 }
+"""
+
+
+@pytest.mark.parametrize("b_text, why", [
+    # a set of an enum whose values B lists in another order: the same values by name (it was an
+    # outcome: each edition showed the set in its own order)
+    (SMALL.replace("{ red, green, blue }", "{ blue, green, red }"), "a reordered enum"),
+    # B's parameter of its own whose `where` ties it to a shared one: a state B forbids was played
+    # (B's setup's value beside A's), and up() was "legal in A only"
+    (SMALL.replace('param first: Player cite "P" "p"', 'param first: Player cite "P" "p"\n'
+                   'param second: Player where second != first cite "P" "p"')
+          .replace("action up() cite \"P\" \"p\" when x < 9 {", "action up() cite \"P\" \"p\" when x < 9 and second != first {"),
+     "B's where"),
+    # a guard of A that faults in some states (10 / 0): the played check stopped with exit 3
+    (SMALL.replace("action up() cite \"P\" \"p\" when x < 9 {", "action up() cite \"P\" \"p\" when 9 > x {")
+          + '/// risky.\naction risky() cite "P" "p" when 10 / (5 - x) > 100 { x := 0 }\n', "a guard that faults"),
+])
+def test_the_played_check_reports_no_false_difference(tmp_path, b_text, why):
+    a_text = SMALL if why != "a guard that faults" else \
+        SMALL + '/// risky.\naction risky() cite "P" "p" when 10 / (5 - x) > 100 { x := 0 }\n'
+    a, b = _decks(tmp_path, a_text, b_text)
+    code, doc = diff_json(a, b, "--games", "10", "--timeout", "5")
+    assert doc["differences"] == [] and not doc["unknown"], (why, doc)
+    assert all(doc["equivalent_played"][r] > 0 for r in doc["equivalent"]), (why, doc)
+
+
+def test_a_constant_z3_cannot_encode_leaves_the_rules_not_decided(tmp_path):
+    # `12 / lim`: Z3's encoding refuses a division it cannot bound; diff stopped with exit 3
+    text = """
+game g "G"
+players 2..2 cite "P" "p"
+param lim: 1..5 cite "P" "p"
+const per: 0..20 = 12 / lim
+var x: 0..9
+init cite "P" "p" { x := 0 }
+/// up.
+action up() cite "P" "p" when x < 9 { x := x + 1 }
+"""
+    a, b = _decks(tmp_path, text, text.replace("when x < 9 {", "when 9 > x {"))
+    code, doc = diff_json(a, b, "--games", "3")
+    assert code == 0 and [(u["rule"], u["players"]) for u in doc["unknown"]] == [("up", 2)], doc
+    assert "division" in doc["unknown"][0]["why"]

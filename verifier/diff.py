@@ -775,7 +775,15 @@ def compare(a: ir.Spec, b: ir.Spec, players: list[int] | None = None, timeout: f
     witnessed: set[str] = set()
     moves_played: dict[str, int] = {}  # rule -> moves the interpreters played from simulated games' states (_Played)
     for n in counts:
-        cmp = Comparison(a, b, n, timeout)
+        try:
+            cmp = Comparison(a, b, n, timeout)
+        except Unsupported as exc:  # the shared state or a constant Z3 cannot encode: nothing compared
+            for name in changed_actions:
+                if name not in witnessed:
+                    unknown.append((name, n, exc.message))
+                    if progress:
+                        progress()
+            continue
         pa, pb = Program(a, n), Program(b, n)
         for name in changed_actions:
             if name in witnessed:
@@ -910,6 +918,12 @@ def _same_after(pa, pb, ta: Type, tb: Type, x, y) -> bool:
         return (x is None) == (y is None) and (x is None or _same_after(pa, pb, ta.inner, tb.inner, x, y))
     if {type(ta), type(tb)} == {PlayerT, IntT}:
         return x == y
+    # A's value in B's type (by name), both shown in B's order of values: a set, bag or pile of a
+    # reordered enum lists its values otherwise in each edition
+    from .trace import ItfCodec
+    ok, xb = _carry(ItfCodec(pa.domains), ItfCodec(pb.domains), ta, tb, x)
+    if ok:
+        return _show(pb, tb, xb) == _show(pb, tb, y)
     return _show(pa, ta, x) == _show(pb, tb, y)
 
 
@@ -944,17 +958,20 @@ def _carry(codec_from, codec_to, t_from: Type, t_to: Type, value) -> tuple:
 
 
 class _Played:
-    """The interpreters' check of the rules Z3 found to behave the same, for one player count:
-    edition A's random games, and from states sampled in them (the states where the rule's action
-    is legal in A, two a game, and one state a game besides, for moves only B allows) every legal
-    move of that action in either edition, played in both interpreters. A's state is carried over
-    to B through the trace format (variables, parameters and the move's arguments by name, enum
-    values by name); B's variables and parameters that A lacks, or whose value does not carry
-    over, take B's own setup's values, and a state is left where that breaks either edition's
-    invariants (as Z3's shared states satisfy both). A difference is one of legality, of what
-    the move does (moves, undecided, a run-time error), or of a shared variable's value after it,
-    a pile's order included, which Z3's comparison leaves free. A move that draws from chance in
-    either edition is left (a shuffle's cards are the seed's, not the rule's)."""
+    """The interpreters' check of the rules Z3 gave no witness for (the same, or not decided),
+    for one player count: edition A's random games, and from states sampled in them (the states
+    where the rule's action is legal in A, two a game, and one state a game besides, for moves
+    only B allows) up to PER_STATE of that action's legal moves in either edition, played in both
+    interpreters. A's state is carried over to B through the trace format (variables, parameters
+    and the move's arguments by name, enum values by name); B's parameters A does not give are
+    drawn beside the carried ones and B's `where` tested, B's variables A does not give take B's
+    own setup's values; a state is left where a value Z3 shares does not carry over, where B's
+    `where` fails, or where the state breaks either edition's invariants or faults in a guard or
+    a constant (as Z3's shared states satisfy both). A difference is one of legality, of what the
+    move does (moves, undecided, a run-time error), or of a shared variable's value after it
+    (compared by name), a pile's order included where a later play shows it (later()), which
+    Z3's comparison leaves free. A move that draws from chance in either edition is not compared
+    unless it is legal in one only (a shuffle's cards are the seed's, not the rule's)."""
 
     PER_GAME = 2        # states a game where the action is legal in A
     PER_STATE = 4       # moves of the action played from a state at most (a random few of its legal moves)
@@ -971,6 +988,7 @@ class _Played:
         self.bridge_params = {p.name: cmp.bridge.compatible(self.params_a[p.name][1], p.type)
                               for p in b.params if p.name in self.params_a}
         self.checks: dict[str, int] = {}
+        self.rng = __import__("random").Random(f"{seed}/pick")  # the moves tried, B's parameters of its own
         try:
             base = pb.start(seed)  # B's own setup: the values A cannot give
             self.base_S, self.base_P = base.S, base.params
@@ -980,7 +998,7 @@ class _Played:
     def _carry(self, t_from, t_to, value):
         return _carry(self.ca, self.cb, t_from, t_to, value)
 
-    def _carry_all(self, decls_b: list, known_a: dict, values_a: list, out: list, shared) -> set | None:
+    def _carry_all(self, decls_b: list, known_a: dict, values_a: list, out: list, shared) -> "set | None":
         """Carry A's values (known_a: name -> (index, type)) into out, B's values of decls_b, by
         name: the names carried, or None where one that shared(name) says Z3 shares does not."""
         names = set()
@@ -1002,9 +1020,16 @@ class _Played:
         b = self.cmp.b
         Sb, Pb = [copy_value(v) for v in self.base_S], list(self.base_P)
         same = self._carry_all(b.state, self.vars_a, S, Sb, lambda name: name in self.cmp.shared)
-        if same is None or self._carry_all(b.params, self.params_a, P, Pb, self.bridge_params.get) is None:
+        given = self._carry_all(b.params, self.params_a, P, Pb, self.bridge_params.get)
+        if same is None or given is None:
             return None
-        return Sb, Pb, same
+        # B's other parameters drawn beside those, and B's `where` conditions tested (as Z3's
+        # comparison asserts them): a combination B forbids is no state of B
+        try:
+            Pb = self.pb.draw_params(self.rng, {p.name: Pb[j] for j, p in enumerate(b.params) if p.name in given})
+        except (ParamError, Fault, Gap):
+            return None
+        return Sb, Pb[:len(b.params)], same
 
     @staticmethod
     def _move(move, act_from, act_to, codec_from, codec_to, prog_to):
@@ -1028,10 +1053,10 @@ class _Played:
                 rules.append(name)
                 self.checks[name] = 0
         found: dict[str, Difference] = {}
+        t0 = time.perf_counter()
         if self.base_S is None:
             return found
         rng = random.Random(f"{self.seed}/moves")
-        self.rng = random.Random(f"{self.seed}/pick")
         for g in range(games):
             if not [r for r in rules if r not in found]:
                 break
@@ -1043,9 +1068,12 @@ class _Played:
             seen: dict[str, int] = {r: 0 for r in rules}
             anywhere: dict[str, tuple] = {}
             for step in range(self.MAX_MOVES):
-                if game.ended():
+                try:
+                    if game.ended():
+                        break
+                    moves = game.legal_moves()
+                except (Fault, Gap):  # a guard or an end condition's run-time error: the game stops
                     break
-                moves = game.legal_moves()
                 if not moves:
                     break
                 legal = {m[0] for m in moves}
@@ -1073,6 +1101,7 @@ class _Played:
                 for S, P in picks[r] + ([anywhere[r]] if r in anywhere else []):
                     d = self.check(r, S, P)
                     if d is not None:
+                        d.seconds = time.perf_counter() - t0
                         found[r] = d
                         break
         return found
@@ -1090,11 +1119,14 @@ class _Played:
         if carried is None:
             return None
         Sb, Pb, same = carried
-        if _broken_invariants(pa, S, P) or _broken_invariants(pb, Sb, Pb):
-            return None
         ia, ib = pa.action_index[name], pb.action_index[name]
-        moves = [m for m in pa.at(S, P, self.seed).legal_moves() if m[0] == ia]
-        moves_b = [m for m in pb.at(Sb, Pb, self.seed).legal_moves() if m[0] == ib]
+        try:
+            if _broken_invariants(pa, S, P) or _broken_invariants(pb, Sb, Pb):
+                return None
+            moves = [m for m in pa.at(S, P, self.seed).legal_moves() if m[0] == ia]
+            moves_b = [m for m in pb.at(Sb, Pb, self.seed).legal_moves() if m[0] == ib]
+        except (Fault, Gap):  # a constant's or a guard's run-time error there: no state to compare from
+            return None
         pairs = [(m, self._move(m, act_a, act_b, self.ca, self.cb, pb)) for m in moves]
         pairs += [(m_a, m) for m in moves_b
                   if (m_a := self._move(m, act_b, act_a, self.cb, self.ca, pa)) not in moves]  # B's only
@@ -1103,16 +1135,19 @@ class _Played:
         for move_a, move_b in pairs:
             if move_a is None or move_b is None:
                 continue
-            self.checks[name] += 1
             drew_a, drew_b = [], []
-            side_a, post_a = _play(pa, S, P, move_a, self.seed, drew_a)
-            side_b, post_b = _play(pb, Sb, Pb, move_b, self.seed, drew_b)
+            try:
+                side_a, post_a = _play(pa, S, P, move_a, self.seed, drew_a)
+                side_b, post_b = _play(pb, Sb, Pb, move_b, self.seed, drew_b)
+            except (Fault, Gap):  # a guard's run-time error (_play catches the step's)
+                continue
             kind = None
             if side_a.legal != side_b.legal:  # (whatever the legal move draws)
                 kind = "legality"
             elif drew_a or drew_b:
-                continue
-            elif side_a.outcome.split(":")[0] != side_b.outcome.split(":")[0]:
+                continue  # not compared, not counted
+            self.checks[name] += 1
+            if kind is None and side_a.outcome.split(":")[0] != side_b.outcome.split(":")[0]:
                 kind = "undecided" if "undecided" in side_a.outcome + side_b.outcome else "outcome"
             then: list[str] = []
             if kind is None and post_a is not None and post_b is not None:
@@ -1123,20 +1158,22 @@ class _Played:
                 if any(not _same_after(pa, pb, t, v.type, post_a[i], post_b[j]) for v, i, t, j in shared):
                     kind = "outcome"  # by the cards and values alone (as Z3 compares them)
                 else:
+                    # A's value in B's type, by name: other than B's only in a pile's order now
                     order = [(v, i, t, j) for v, i, t, j in shared
-                             if self.ca.encode(t, post_a[i]) != self.cb.encode(v.type, post_b[j])]
+                             if (lambda c: c[0] and c[1] != post_b[j])(_carry(self.ca, self.cb, t, v.type, post_a[i]))]
                     if order:  # a pile's order alone: a difference where a later play shows it
                         then = self.later(post_a, post_b, [(i, t, v.type, j) for v, i, t, j in shared], P)
                         if then:
                             kind = "outcome"
                             v, i, t, j = order[0]
-                            side_a.changes.insert(0, f"{v.name} after it = {_cut(_show(pa, t, post_a[i], True))}")
-                            side_b.changes.insert(0, f"{v.name} after it = {_cut(_show(pb, v.type, post_b[j], True))}")
+                            # (a pile from its bottom to its top: cut at the bottom, the top kept)
+                            side_a.changes.insert(0, f"{v.name} after it = {_cut(_show(pa, t, post_a[i], True), top=True)}")
+                            side_b.changes.insert(0, f"{v.name} after it = {_cut(_show(pb, v.type, post_b[j], True), top=True)}")
             if kind is None:
                 continue
             setup = _setup_lines(self.cmp, (pa, S, act_a), (pb, Sb, act_b), ordered=True)
-            setup.insert(0, "(a state of a simulated game of the first edition: Z3 gave no witness here that the "
-                            "interpreters bear out; it compares a pile by its cards, not their order)")
+            setup.insert(0, "(a state of a simulated game of the first edition, where Z3 gave no witness that the "
+                            "interpreters bear out" + ("; Z3 compares a pile by its cards, not their order)" if then else ")"))
             return Difference(name, kind, _consequence(a, b, kind, side_a, side_b), self.cmp.n, pa.move_label(move_a),
                               setup, side_a, side_b, act_a.cite, act_b.cite, found_by="play", then=then)
         return None
@@ -1163,13 +1200,16 @@ class _Played:
             g1, g2 = pa.at(post_a, P, self.seed), pa.at(other, P, self.seed)
             lines = [f"then, under {ea}'s rules from both states after it:"]
             for _k in range(self.LATER_MOVES):
-                e1, e2 = g1.ended(), g2.ended()
+                try:
+                    e1, e2 = g1.ended(), g2.ended()
+                    l1, l2 = g1.legal_moves(), g2.legal_moves()
+                except (Fault, Gap):  # a guard's or an end's run-time error: this play shows nothing
+                    break
                 if (e1 is None) != (e2 is None):
                     return lines + [f"the game has ended after {ea}'s move only" if e1 else
                                     f"the game has ended after {eb}'s move only"]
                 if e1 is not None:
                     break
-                l1, l2 = g1.legal_moves(), g2.legal_moves()
                 if sorted(map(repr, l1)) != sorted(map(repr, l2)):
                     only1 = [pa.move_label(m) for m in l1 if m not in l2][:3]
                     only2 = [pa.move_label(m) for m in l2 if m not in l1][:3]
@@ -1262,8 +1302,11 @@ def _setup_lines(cmp: Comparison, side_a: tuple, side_b: tuple, ordered: bool = 
     return out
 
 
-def _cut(text: str, most: int = 160) -> str:
-    return text if len(text) <= most else text[:most - 3] + "…"
+def _cut(text: str, most: int = 160, top: bool = False) -> str:
+    """text in at most `most` characters: its start, or with top its end (a pile's top)."""
+    if len(text) <= most:
+        return text
+    return "…" + text[len(text) - most + 1:] if top else text[:most - 3] + "…"
 
 
 def _stmt_exprs(stmts):
