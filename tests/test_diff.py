@@ -748,3 +748,19 @@ action up() cite "P" "p" when x < 9 { x := x + 1 }
     code, doc = diff_json(a, b, "--games", "3")
     assert code == 0 and [(u["rule"], u["players"]) for u in doc["unknown"]] == [("up", 2)], doc
     assert "division" in doc["unknown"][0]["why"]
+
+
+@pytest.mark.parametrize("a_extra, b_extra", [
+    # a map over an enum B extends: shared at the keys both have (B's other key keeps B's value)
+    ("enum Col { red, green }\nvar m: map Col -> 0..3\n", "enum Col { red, green, blue }\nvar m: map Col -> 0..3\n"),
+    # a zone that is a pile in A and a bag in B: shared by its cards
+    ("zone junk: pile of K\n", "zone junk: bag of K\n"),
+])
+def test_the_played_check_carries_what_z3_shares(tmp_path, a_extra, b_extra):
+    # a variable or zone no rule uses, declared otherwise in B, but shared as Z3 shares it: every
+    # state was left (it did not carry through the trace format), and b0's order went unreported
+    a_text = DECK.replace("var x: 0..50\n", a_extra + "var x: 0..50\n")
+    b_text = DECK.replace("var x: 0..50\n", b_extra + "var x: 0..50\n").replace("to top of dk", "to bottom of dk")
+    a, b = _decks(tmp_path, a_text, b_text)
+    code, doc = diff_json(a, b, "--games", "10", "--timeout", "5")
+    assert code == 1 and [(d["rule"], d["found_by"]) for d in doc["differences"]] == [("b0", "play")], doc

@@ -921,7 +921,7 @@ def _same_after(pa, pb, ta: Type, tb: Type, x, y) -> bool:
     # A's value in B's type (by name), both shown in B's order of values: a set, bag or pile of a
     # reordered enum lists its values otherwise in each edition
     from .trace import ItfCodec
-    ok, xb = _carry(ItfCodec(pa.domains), ItfCodec(pb.domains), ta, tb, x)
+    ok, xb = _carry(ItfCodec(pa.domains), ItfCodec(pb.domains), ta, tb, x, y)
     if ok:
         return _show(pb, tb, xb) == _show(pb, tb, y)
     return _show(pa, ta, x) == _show(pb, tb, y)
@@ -945,12 +945,41 @@ def _counts(program, elem, pile):
     return out
 
 
-def _carry(codec_from, codec_to, t_from: Type, t_to: Type, value) -> tuple:
-    """(True, the value in the other interpreter) or (False, None) where it does not carry over
-    (through the trace format: by name)."""
+def _carry(codec_from, codec_to, t_from: Type, t_to: Type, value, base=None) -> tuple:
+    """(True, the value in the other interpreter) or (False, None) where it does not carry over,
+    by name, as the Bridge shares values: a map at the keys both have (the others keep their
+    value in `base`, the other interpreter's value, where given), a pile and a bag by their cards,
+    the rest through the trace format."""
     from .trace import ItfError
     if t_from == t_to:  # one type, one representation in both interpreters
         return True, copy_value(value)
+    dom_from, dom_to = codec_from.dom, codec_to.dom
+    if isinstance(t_from, MapT) and isinstance(t_to, MapT) and base is not None:
+        keys = {format_value(t_from.key, k, dom_from): i for i, k in enumerate(dom_from.values(t_from.key))}
+        out = []
+        for j, k in enumerate(dom_to.values(t_to.key)):
+            i = keys.get(format_value(t_to.key, k, dom_to))
+            ok, v = (True, copy_value(base[j])) if i is None else \
+                _carry(codec_from, codec_to, t_from.value, t_to.value, value[i], base[j])
+            if not ok:
+                return False, None
+            out.append(v)
+        return True, out
+    if {type(t_from), type(t_to)} == {PileT, BagT}:  # the cards (a pile from a bag: in the card type's order)
+        cards = value if isinstance(t_from, PileT) else \
+            [c for c, n in zip(dom_from.values(t_from.elem), value) for _ in range(n)]
+        moved = []
+        for c in cards:
+            ok, c2 = _carry(codec_from, codec_to, t_from.elem, t_to.elem, c)
+            if not ok:
+                return False, None
+            moved.append(c2)
+        if isinstance(t_to, PileT):
+            return True, moved
+        counts = [0] * dom_to.size(t_to.elem)
+        for c in moved:
+            counts[dom_to.index(t_to.elem, c)] += 1
+        return True, counts
     try:
         return True, codec_to.decode(t_to, codec_from.encode(t_from, value))
     except (ItfError, KeyError, ValueError, TypeError, IndexError):
@@ -995,8 +1024,8 @@ class _Played:
         except (Fault, Gap, ParamError):  # B's setup stops for its seed: nothing to carry A's states into
             self.base_S = self.base_P = None
 
-    def _carry(self, t_from, t_to, value):
-        return _carry(self.ca, self.cb, t_from, t_to, value)
+    def _carry(self, t_from, t_to, value, base=None):
+        return _carry(self.ca, self.cb, t_from, t_to, value, base)
 
     def _carry_all(self, decls_b: list, known_a: dict, values_a: list, out: list, shared) -> "set | None":
         """Carry A's values (known_a: name -> (index, type)) into out, B's values of decls_b, by
@@ -1005,7 +1034,7 @@ class _Played:
         for j, d in enumerate(decls_b):
             if d.name in known_a:
                 i, t = known_a[d.name]
-                ok, value = self._carry(t, d.type, values_a[i])
+                ok, value = self._carry(t, d.type, values_a[i], out[j])
                 if ok:
                     out[j] = value
                     names.add(d.name)
@@ -1160,7 +1189,7 @@ class _Played:
                 else:
                     # A's value in B's type, by name: other than B's only in a pile's order now
                     order = [(v, i, t, j) for v, i, t, j in shared
-                             if (lambda c: c[0] and c[1] != post_b[j])(_carry(self.ca, self.cb, t, v.type, post_a[i]))]
+                             if (lambda c: c[0] and c[1] != post_b[j])(_carry(self.ca, self.cb, t, v.type, post_a[i], post_b[j]))]
                     if order:  # a pile's order alone: a difference where a later play shows it
                         then = self.later(post_a, post_b, [(i, t, v.type, j) for v, i, t, j in shared], P)
                         if then:
@@ -1190,7 +1219,7 @@ class _Played:
         pa, a = self.pa, self.cmp.a
         other = [copy_value(v) for v in post_a]
         for i, t, tb, j in shared:
-            ok, value = _carry(self.cb, self.ca, tb, t, post_b[j])
+            ok, value = _carry(self.cb, self.ca, tb, t, post_b[j], post_a[i])
             if not ok:  # a value that does not carry back: no later play
                 return []
             other[i] = value
