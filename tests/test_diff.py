@@ -764,3 +764,17 @@ def test_the_played_check_carries_what_z3_shares(tmp_path, a_extra, b_extra):
     a, b = _decks(tmp_path, a_text, b_text)
     code, doc = diff_json(a, b, "--games", "10", "--timeout", "5")
     assert code == 1 and [(d["rule"], d["found_by"]) for d in doc["differences"]] == [("b0", "play")], doc
+
+
+def test_a_zone_of_b_alone_that_its_setup_fills_is_tried_empty(tmp_path):
+    # B's setup puts a card into a zone of its own: beside A's state that card was twice in play,
+    # B's conservation invariant failed in every state, and b0's order went unreported
+    inv = '/// every card.\ninvariant all_cards cite "P" "p": size(dk) + size(dp) == 30\n'
+    a_text = DECK + inv
+    b_text = (DECK.replace("zone dp: pile of K\n", "zone dp: pile of K\nzone ex: bag of K\n")
+              .replace("  shuffle dk\n", "  shuffle dk\n  move 1 from dk to ex\n")
+              .replace("to top of dk", "to bottom of dk")
+              + inv.replace("size(dk) + size(dp) == 30", "size(dk) + size(dp) + size(ex) == 30"))
+    a, b = _decks(tmp_path, a_text, b_text)
+    code, doc = diff_json(a, b, "--games", "10", "--timeout", "5")
+    assert [(d["rule"], d["found_by"]) for d in doc["differences"]] == [("b0", "play")], doc
