@@ -295,10 +295,7 @@ action d0() cite "P" "p" when x < 5 { draw 1 from dk to hb }
 
 
 def _pair(tmp_path, b_text: str) -> tuple[str, str]:
-    a, b = tmp_path / "a.rules", tmp_path / "b.rules"
-    a.write_text(PILES, encoding="utf-8")
-    b.write_text(b_text, encoding="utf-8")
-    return str(a), str(b)
+    return _decks(tmp_path, PILES, b_text)
 
 
 def test_a_pile_both_editions_follow_card_by_card_keeps_its_order(tmp_path):

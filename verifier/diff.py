@@ -14,6 +14,7 @@ no witness from either it formalises the same behaviour: listed, not reported.
 from __future__ import annotations
 
 import itertools
+import random
 import re
 import time
 from dataclasses import dataclass, field
@@ -717,12 +718,9 @@ def _play(program: Program, S: list, P: list, move, seed: str, drew: list | None
     before = game.snapshot()
     if drew is not None:
         game.chance.keep(drew)
-    try:
-        game.step(move, check=False)
-    except Gap as exc:
-        return Side(True, f"undecided: {spec.undecided[exc.id].reason}"), None
-    except Fault as exc:
-        return Side(True, f"run-time error: {exc.message}"), None
+    outcome = _outcome(game, move)
+    if outcome != "moves":
+        return Side(True, outcome), None
     after = game.snapshot()
     return Side(True, "moves", describe_changes(spec, program.domains, before, after)), after
 
@@ -841,10 +839,8 @@ def compare(a: ir.Spec, b: ir.Spec, players: list[int] | None = None, timeout: f
         if rest and games:
             # the rules with no witness from Z3 with n players (the same, or not decided) played in
             # the interpreters from states of simulated games
-            t1 = time.perf_counter()
             check = _Played(cmp, pa, pb)
             for name, d in check.run(rest, games).items():
-                d.seconds = time.perf_counter() - t1
                 differences.append(d)
                 witnessed.add(name)
             for name, k in check.checks.items():
@@ -1017,15 +1013,12 @@ class _Played:
         self.bridge_params = {p.name: cmp.bridge.compatible(self.params_a[p.name][1], p.type)
                               for p in b.params if p.name in self.params_a}
         self.checks: dict[str, int] = {}
-        self.rng = __import__("random").Random(f"{seed}/pick")  # the moves tried, B's parameters of its own
+        self.rng = random.Random(f"{seed}/pick")  # the moves tried, B's parameters of its own
         try:
             base = pb.start(seed)  # B's own setup: the values A cannot give
             self.base_S, self.base_P = base.S, base.params
         except (Fault, Gap, ParamError):  # B's setup stops for its seed: nothing to carry A's states into
             self.base_S = self.base_P = None
-
-    def _carry(self, t_from, t_to, value, base=None):
-        return _carry(self.ca, self.cb, t_from, t_to, value, base)
 
     def _carry_all(self, decls_b: list, known_a: dict, values_a: list, out: list, shared) -> "set | None":
         """Carry A's values (known_a: name -> (index, type)) into out, B's values of decls_b, by
@@ -1034,7 +1027,7 @@ class _Played:
         for j, d in enumerate(decls_b):
             if d.name in known_a:
                 i, t = known_a[d.name]
-                ok, value = self._carry(t, d.type, values_a[i], out[j])
+                ok, value = _carry(self.ca, self.cb, t, d.type, values_a[i], out[j])
                 if ok:
                     out[j] = value
                     names.add(d.name)
@@ -1073,7 +1066,6 @@ class _Played:
 
     def run(self, names: list[str], games: int) -> dict[str, "Difference"]:
         """The first difference found for each rule (by name) in `games` games of A."""
-        import random
         a, b, pa, pb = self.cmp.a, self.cmp.b, self.pa, self.pb
         rules = []
         for name in names:
@@ -1082,7 +1074,6 @@ class _Played:
                 rules.append(name)
                 self.checks[name] = 0
         found: dict[str, Difference] = {}
-        t0 = time.perf_counter()
         if self.base_S is None:
             return found
         rng = random.Random(f"{self.seed}/moves")
@@ -1130,7 +1121,6 @@ class _Played:
                 for S, P in picks[r] + ([anywhere[r]] if r in anywhere else []):
                     d = self.check(r, S, P)
                     if d is not None:
-                        d.seconds = time.perf_counter() - t0
                         found[r] = d
                         break
         return found
@@ -1194,8 +1184,11 @@ class _Played:
                     kind = "outcome"  # by the cards and values alone (as Z3 compares them)
                 else:
                     # A's value in B's type, by name: other than B's only in a pile's order now
-                    order = [(v, i, t, j) for v, i, t, j in shared
-                             if (lambda c: c[0] and c[1] != post_b[j])(_carry(self.ca, self.cb, t, v.type, post_a[i], post_b[j]))]
+                    order = []
+                    for v, i, t, j in shared:
+                        ok, in_b = _carry(self.ca, self.cb, t, v.type, post_a[i], post_b[j])
+                        if ok and in_b != post_b[j]:
+                            order.append((v, i, t, j))
                     if order:  # a pile's order alone: a difference where a later play shows it
                         then = self.later(post_a, post_b, [(i, t, v.type, j) for v, i, t, j in shared], P)
                         if then:
@@ -1221,7 +1214,6 @@ class _Played:
         one only, another outcome, or other cards or values after a move), as lines; [] where none
         of LATER_PLAYS plays of LATER_MOVES moves does. A play stops at a draw from chance (a
         shuffle of piles in another order is no difference of the rules)."""
-        import random
         pa, a = self.pa, self.cmp.a
         other = [copy_value(v) for v in post_a]
         for i, t, tb, j in shared:
