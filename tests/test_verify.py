@@ -2782,3 +2782,25 @@ reachable three cite "P" "p": x == 3
 """)
     r = {x.property: x for x in Verifier(spec, 2, 1, 20, 10, explore=1000).run()}
     assert r["three"].status == "reachable" and "directed search" in r["three"].message, r["three"].message
+
+
+def test_a_simulated_deadlock_that_does_not_replay_is_not_reported():
+    # the only deadlock is after a; a random games' finding that claims one at the setup (no moves)
+    # does not end in a deadlock when replayed: it is not taken, the bounded search finds the real one
+    from verifier.simulate import Finding, SimReport
+
+    spec = compile_text("""
+game g "G"
+players 2..2 cite "P" "p"
+var x: 0..2
+init cite "P" "p" { x := 0 }
+/// A.
+action a() cite "P" "p" when x == 0 { x := 1 }
+end fin cite "P" "p": x == 2
+""")
+    v = Verifier(spec, 2, 3, 20, 0, explore=0)
+    bogus = Finding("deadlock", "deadlock", "deadlock", "a deadlock at the setup", seed="s", moves=[])
+    v._sim = SimReport(spec, 2, "s", 1, findings={"deadlock": bogus})
+    r = {x.property: x for x in v.run()}
+    d = r["no_deadlock"]
+    assert d.status == "violated" and d.depth == 1 and d.message == "a deadlock after 1 move (replayed)", d.message

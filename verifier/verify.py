@@ -836,9 +836,7 @@ class Verifier:
         fault = self.rules_fault()
         if not (fault and self.from_simulation(NO_RUNTIME_ERRORS, fault, t0, kind="fault")):
             self.add(NO_RUNTIME_ERRORS, "unknown", t0, why, kind="fault")
-        sim = self.simulation()
-        if not (sim and "deadlock" in sim.findings and self._replays(sim.findings["deadlock"])
-                and self.from_simulation(NO_DEADLOCK, "deadlock", t0, kind="deadlock")):
+        if not self.simulated_deadlock(t0):
             self.add(NO_DEADLOCK, "unknown", t0, why, kind="deadlock")
         for u_pt in self.spec.undecided:
             prop = _gap_property(u_pt)
@@ -1553,6 +1551,13 @@ class Verifier:
                                     f"{f.message}", depth=len(f.moves), trace=trace, kind=kind)
         return True
 
+    def simulated_deadlock(self, t0) -> bool:
+        """Report a deadlock of the simulated games, once its moves replayed in a fresh game end
+        in it again (_replays, as for every other finding taken from them); False otherwise."""
+        sim = self.simulation()
+        f = sim.findings.get("deadlock") if sim is not None else None
+        return f is not None and self._replays(f) and self.from_simulation(NO_DEADLOCK, "deadlock", t0, kind="deadlock")
+
     # ---- bounded model checking -------------------------------------------------------------
     def unrolling(self) -> "Unrolling":
         """The bounded unrolling, shared by every search (it grows as deeper states are needed)."""
@@ -2111,7 +2116,7 @@ class Verifier:
         t0 = time.perf_counter()
         prop = NO_DEADLOCK
         if self.unsupported:  # nothing proved; a random game that ends in one is a real trace
-            if not self.from_simulation(prop, "deadlock", t0, kind="deadlock"):
+            if not self.simulated_deadlock(t0):
                 self.add(prop, "unknown", t0, "cannot encode " + ", ".join(self.unsupported), kind="deadlock")
             return
         try:
@@ -2129,7 +2134,7 @@ class Verifier:
         if r == z3.unknown:
             self.add(prop, "unknown", t0, s.reason_unknown(), kind="deadlock")
             return
-        if self.from_simulation(prop, "deadlock", t0, kind="deadlock"):
+        if self.simulated_deadlock(t0):
             return
         try:
             u = self.unrolling()
