@@ -355,7 +355,6 @@ class Difference:
     b: Side
     cite_a: ir.Cite | None
     cite_b: ir.Cite | None
-    seconds: float = 0.0
     found_by: str = "z3"               # z3 (a witness Z3 gave) | play (a state of a simulated game, _Played)
     then: list[str] = field(default_factory=list)  # a later play that shows a pile's order (_Played.later)
 
@@ -786,7 +785,6 @@ def compare(a: ir.Spec, b: ir.Spec, players: list[int] | None = None, timeout: f
         for name in changed_actions:
             if name in witnessed:
                 continue
-            t1 = time.perf_counter()
             try:
                 kinds_found = set()
 
@@ -794,7 +792,6 @@ def compare(a: ir.Spec, b: ir.Spec, players: list[int] | None = None, timeout: f
 
                 def found(d: Difference):
                     if d.kind not in kinds_found:
-                        d.seconds = time.perf_counter() - t1
                         differences.append(d)
                         witnessed.add(name)
                         kinds_found.add(d.kind)
