@@ -311,3 +311,26 @@ def test_a_saved_trace_of_a_run_time_error_replays_the_move_that_faults(tmp_path
     assert r.code == 1, r
     r = run_cli("replay", str(spec), str(tmp_path / "played.json"))
     assert r.code == 1 and "run-time error of the spec at move 1: division by zero" in r.out, r
+
+
+def test_simulate_avoid_gaps_counts_a_gap_stepped_around_then_met(tmp_path):
+    # at x == 0 a game that picks a steps around its gap and plays b; at x == 1 only a is left: the
+    # gap stops every game, some of them after stepping around it (the count subtracted those)
+    path = tmp_path / "g.rules"
+    path.write_text("""
+game g "G"
+players 2..2 cite "P" "p"
+var x: 0..2
+init cite "P" "p" { x := 0 }
+/// A.
+action a() cite "P" "p" when x < 2 { undecided "a" cite "P" "p" }
+/// B.
+action b() cite "P" "p" when x == 0 { x := 1 }
+end fin cite "P" "p": x == 2
+""")
+    r = run_cli("simulate", str(path), "--games", "5", "--avoid-gaps")
+    run = json.loads(run_cli("simulate", str(path), "--games", "5", "--avoid-gaps", "--json").out)["runs"][0]
+    around = sum(run["avoided"].values())
+    assert 0 < around < 5, run  # the seed makes some games step around it first
+    assert "stopped by     gap 5" in r.out and f"in 5 of 5 games (stepped around in {around}, stopped in 5)" in r.out, r.out
+    assert run["stopped"] == {"gap": 5} and list(run["halted"].values()) == [5], run

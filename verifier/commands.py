@@ -186,10 +186,9 @@ def _print_sim(rep, traces, saved) -> None:
     order = {"fault": 0, "deadlock": 1, "step_limit": 2, "violation": 3, "gap": 4}
     for f in sorted(rep.findings.values(), key=lambda f: (f.expected is not None, order[f.kind], f.key)):
         label = "expected" if f.expected else f.kind
-        around = rep.avoided.get(f.key, 0)
         print(f"\n  [{label}] {f.title}: in {f.count} of {rep.games} games"
-              + (f" (stepped around in {around}, stopped in {f.count - around})" if rep.avoid_gaps and f.kind == "gap"
-                 else ""))
+              + (f" (stepped around in {rep.avoided.get(f.key, 0)}, stopped in {rep.halted.get(f.key, 0)})"
+                 if rep.avoid_gaps and f.kind == "gap" else ""))
         if f.span:
             print(f"    at {f.span}" + (f"  {f.cite.label()}" if f.cite else ""))
         if f.expected:

@@ -229,6 +229,7 @@ class SimReport:
     seconds: float = 0.0
     avoid_gaps: bool = False
     avoided: dict[str, int] = field(default_factory=dict)    # gap key -> games that stepped around it
+    halted: dict[str, int] = field(default_factory=dict)     # gap key -> games it stopped (one may have stepped around it first)
     played: dict[str, int] = field(default_factory=dict)     # action -> moves of it played in all games
 
     @property
@@ -247,7 +248,7 @@ class SimReport:
             "spec": spec.path, "game": spec.game, "edition": spec.edition, "players": self.players,
             "seed": self.seed, "games": self.games, "finished": self.finished, "moves": self.move_summary(),
             "ends": self.ends, "stopped": self.stopped, "seconds": round(self.seconds, 3),
-            "avoid_gaps": self.avoid_gaps, "avoided": self.avoided,
+            "avoid_gaps": self.avoid_gaps, "avoided": self.avoided, "halted": self.halted,
             "findings": [f.to_json() for f in self.findings.values()],
             "reachable": {p.name: self.reached.get(p.name, 0) for p in spec.properties if p.kind == "reachable"},
             "stats": {k: _stat_summary(v) for k, v in self.stats.items()},
@@ -297,6 +298,8 @@ def simulate(spec: ir.Spec, players: int, games: int, seed, max_steps: int = 100
         if stopping:
             kind = stopping[0].kind
             report.stopped[kind] = report.stopped.get(kind, 0) + 1
+            if kind == "gap":
+                report.halted[stopping[0].key] = report.halted.get(stopping[0].key, 0) + 1
         # (a setup that raised: the parameters it was given, drawn from the seed as the game drew them)
         params = game.params if game is not None else \
             drawn if drawn is not None else program.params_of(game_seed)[:len(spec.params)]
