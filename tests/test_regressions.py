@@ -181,3 +181,25 @@ end fin cite "P" "p": x == 3
     g = Program(spec, 2).start(0)
     g.step((0, ()))
     assert set(g.S[1]) == after
+
+
+def test_a_bound_counts_from_a_scenario_s_setup_as_from_init():
+    # the same state (n == 5) after init and after setup: two fires break the bound either way. After
+    # setup the bound was not armed, so the first fire counted as the step that met the trigger
+    base = """
+game b "B"
+players 2..2 cite "P" "p"
+var n: 0..20
+var fired: 0..20
+init cite "S" "s" { n := INIT }
+/// Fire.
+action fire() cite "A" "a" when n == 5 and fired < 2 { fired += 1 }
+end done cite "E" "e": fired == 2
+/// At most one fire after n reaches 5.
+bound once cite "A" "a": after n >= 5, at most 1 fire
+/// Two fires.
+scenario two cite "A" "a" { SETUP do fire() do fire() }
+"""
+    for init, setup in (("5", ""), ("0", "setup { n := 5 }")):
+        (r,) = run_scenarios(compile_text(base.replace("INIT", init).replace("SETUP", setup)))
+        assert not r.ok and "bound once is violated" in r.message, (init, r.message)

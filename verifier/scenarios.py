@@ -68,6 +68,7 @@ def run_scenario(program: Program, sc: ir.Scenario) -> ScenarioResult:
                 except Gap as exc:
                     raise _Fail(f"the setup reaches an undecided point: {program.spec.undecided[exc.id].reason}",
                                 step.span)
+                game._update_bounds_trigger()  # a bound whose condition the arranged state meets counts from here, as after init
                 log.append("setup")
                 continue
             if not setup_checked:  # the arranged state must be one the invariants allow
