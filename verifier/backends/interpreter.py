@@ -125,6 +125,7 @@ class Program:
         fixed = fixed or {}
         params = self.spec.params
         P = [None] * (len(params) + len(self.spec.consts))
+        given = False
         for attempt in range(10000):
             for i, p in enumerate(params):
                 P[i] = fixed[p.name] if p.name in fixed else self.random_value(p.type, rng)
@@ -136,9 +137,14 @@ class Program:
             if all(self.ns[f"pwhere_{i}"](P) for i, p in enumerate(params) if p.where is not None):
                 return P
             if all(p.name in fixed for p in params if p.where is not None):
+                given = True
                 break
-        bad = [p.name for i, p in enumerate(params) if p.where is not None and not self.ns[f"pwhere_{i}"](P)]
-        raise ParamError(f"no value of parameter {', '.join(bad)} satisfies its `where` condition")
+        bad = ", ".join(p.name for i, p in enumerate(params) if p.where is not None and not self.ns[f"pwhere_{i}"](P))
+        if given:  # every parameter with a condition was given: drawing again changes nothing
+            raise ParamError(f"the values given do not satisfy the `where` condition of parameter {bad}")
+        # (a condition that holds for too few values to be met at random, or for none: not told apart)
+        raise ParamError(f"none of 10,000 random draws of the parameters met the `where` condition of parameter {bad} "
+                         "(it holds for few of their values, or for none)")
 
     def fits(self, t: Type, value) -> bool:
         """Whether `value` is a value of type t with this player count (for values given by users)."""
