@@ -124,7 +124,7 @@ def cmd_simulate(args) -> int:
     spec, _warnings = load_spec(args.spec)
     counts = _check_players(spec, args.players)
     if args.save_traces and os.path.exists(args.save_traces) and not os.path.isdir(args.save_traces):
-        raise UserError(error("E001", f"'{args.save_traces}' exists and is not a folder",
+        raise UserError(error("E008", f"--save-traces: '{args.save_traces}' exists and is not a folder",
                               hint="--save-traces takes a folder (it is created if missing)"))
     if args.save_traces:
         _can_create(args.save_traces, "--save-traces")
@@ -587,7 +587,7 @@ def cmd_play(args) -> int:
     spec, _warnings = load_spec(args.spec)
     n = _check_players(spec, args.players)[0] if args.players else spec.min_players
     if args.save_trace and os.path.lexists(args.save_trace):  # (a link, even one to nothing)
-        raise UserError(error("E001", f"'{args.save_trace}' already exists; rulespec does not overwrite files",
+        raise UserError(error("E008", f"'{args.save_trace}' already exists; rulespec does not overwrite files",
                               hint="choose a new file name"))
     if args.save_trace:  # checked before the game: a game played to its end is not lost to a bad path
         if args.save_trace.endswith(("/", os.sep)):
