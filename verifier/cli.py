@@ -1,7 +1,8 @@
 """The `rulespec` command: parse arguments, call the stages, print, exit.
 
-Exit codes: 0 nothing wrong; 1 a property violated, a scenario failed or a run-time error of the
-spec; 2 invalid input or usage (with a diagnostic, never a traceback); 3 an internal error.
+Exit codes: 0 nothing wrong; 1 a finding: a property violated, a scenario failed, a run-time error
+of the spec, a deadlock, a game past --max-steps, or (diff) differences found; 2 invalid input or
+usage (with a diagnostic, never a traceback); 3 an internal error.
 """
 
 from __future__ import annotations
@@ -86,7 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="rulespec", description="Formal rules specifications for board and card games: "
                 "check a .rules file, run its rulings, simulate, replay and play games, prove its properties, "
                 "compare editions, and write the rules reference.",
-                epilog="Exit codes: 0 nothing wrong, 1 a violation or failed scenario, 2 invalid input, "
+                epilog="Exit codes: 0 nothing wrong, 1 a finding (a violation, a failed scenario, a run-time "
+                       "error, a deadlock, a game past --max-steps, differences between editions), 2 invalid input, "
                        "3 internal error.")
     p.add_argument("--version", action="version", version=f"rulespec {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_CommandParser)
