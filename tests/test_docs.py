@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from pathlib import Path
 
 import markdown
 import pytest
@@ -166,6 +167,37 @@ def test_regenerates_its_own_folder_but_keeps_foreign_files_safe(tmp_path):
     (out / "little_tricks" / "mine.txt").write_text("mine")
     r, out = _gen(tmp_path, games="2")
     assert r.code == 2 and "mine.txt" in r.err and (out / "little_tricks" / "mine.txt").read_text() == "mine"
+
+
+def test_a_marker_listing_files_outside_the_folder_deletes_nothing(tmp_path):
+    # the marker file is trusted only for paths inside --out: it could list ../x or /abs/x (edited,
+    # or copied from elsewhere), or a path through a link that leads out of the folder
+    out = tmp_path / "out"
+    out.mkdir()
+    (tmp_path / "victim.txt").write_text("precious")
+    (tmp_path / "away").mkdir()
+    (tmp_path / "away" / "page.md").write_text("precious")
+    (out / "link").symlink_to(tmp_path / "away")
+    for listed in (["../victim.txt"], [str(tmp_path / "victim.txt")], ["link/page.md"]):
+        (out / MARKER).write_text(json.dumps({"files": listed}))
+        r = run_cli("docs", TRICKS, "--out", str(out), "--games", "2")
+        assert r.code == 2 and "error[E008]" in r.err and "damaged" in r.err, (listed, r.err)
+    assert (tmp_path / "victim.txt").read_text() == "precious"
+    assert (tmp_path / "away" / "page.md").read_text() == "precious"
+
+
+def test_a_run_that_fails_after_the_checks_keeps_the_pages_from_before(tmp_path):
+    # the second spec checks clean, but no parameter value meets its where with 3 players: the
+    # simulations stop with E305. The pages of the run before were cleared before they ran
+    r, out = _gen(tmp_path, games="2")
+    assert r.code == 0
+    before = sorted(p.relative_to(out) for p in out.rglob("*"))
+    bad = tmp_path / "bad.rules"
+    bad.write_text(Path(TRICKS).read_text(encoding="utf-8").replace("game little_tricks", "game other") +
+                   "\nparam never: Player where never == 3 cite \"1 Players\" \"for three or four players\"\n")
+    r = run_cli("docs", TRICKS, str(bad), "--out", str(out), "--games", "2")
+    assert r.code == 2 and "error[E305]" in r.err, r.err
+    assert sorted(p.relative_to(out) for p in out.rglob("*")) == before
 
 
 def test_out_that_cannot_be_a_folder(tmp_path):

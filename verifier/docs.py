@@ -33,52 +33,80 @@ NAV = "nav.json"
 
 # ---- the output folder ------------------------------------------------------------------------
 
-def prepare_out(out: str) -> None:
-    """Make `out` ready for new pages: create it, or clear what rulespec wrote there before.
+def check_out(out: str) -> list[str]:
+    """Whether new pages may go into `out`: the files rulespec wrote there before (its marker
+    file's list; nothing when `out` is new or empty). Nothing is changed yet, so that a run that
+    fails or is stopped later leaves the pages there as they were.
 
     Refuses (E008, exit 2) when `out` is a file, cannot be written, or holds anything that the
     marker file does not list as generated: what the user wrote is never overwritten or deleted.
+    A marker that lists a path outside `out` (absolute, through `..`, or through a link) is
+    damaged: rulespec deletes only inside the folder it writes.
     """
     if os.path.exists(out) and not os.path.isdir(out):
         raise UserError(error("E008", f"'{out}' exists and is not a folder", hint="--out takes a folder"))
-    if os.path.isdir(out):
-        entries = os.listdir(out)
-        if entries:
-            marker = os.path.join(out, MARKER)
-            if not os.path.isfile(marker):
-                raise UserError(error("E008", f"'{out}' is not empty and was not written by rulespec docs",
-                                      hint="give a new or empty folder, or one that rulespec docs wrote"))
-            try:
-                with open(marker, encoding="utf-8") as f:
-                    listed = set(json.load(f)["files"])
-            except (OSError, ValueError, KeyError, TypeError, RecursionError):
-                raise UserError(error("E008", f"the marker file '{marker}' is damaged, so rulespec cannot tell "
-                                      "its pages from yours", hint="give a new or empty folder")) from None
-            foreign = []
-            for root, dirs, files in os.walk(out):
-                for name in files:
-                    rel = os.path.relpath(os.path.join(root, name), out).replace(os.sep, "/")
-                    if rel != MARKER and rel not in listed:
-                        foreign.append(rel)
-            if foreign:
-                raise UserError(error("E008", f"'{out}' holds files that rulespec docs did not write: "
-                                      + ", ".join(sorted(foreign)[:5]) + (" ..." if len(foreign) > 5 else ""),
-                                      hint="move them away, or give another folder"))
-            for rel in listed:
-                path = os.path.join(out, rel)
-                if os.path.isfile(path):
-                    os.remove(path)
-            for root, dirs, files in os.walk(out, topdown=False):
-                if root != out and not os.listdir(root):
-                    os.rmdir(root)
+    listed: list[str] = []
+    if os.path.isdir(out) and os.listdir(out):
+        marker = os.path.join(out, MARKER)
+        if not os.path.isfile(marker):
+            raise UserError(error("E008", f"'{out}' is not empty and was not written by rulespec docs",
+                                  hint="give a new or empty folder, or one that rulespec docs wrote"))
+        damaged = UserError(error("E008", f"the marker file '{marker}' is damaged, so rulespec cannot tell "
+                                  "its pages from yours", hint="give a new or empty folder"))
+        try:
+            with open(marker, encoding="utf-8") as f:
+                listed = json.load(f)["files"]
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
+            raise damaged from None
+        if not isinstance(listed, list) or not all(isinstance(rel, str) for rel in listed):
+            raise damaged
+        root = os.path.realpath(out)
+        for rel in listed:
+            path = os.path.realpath(os.path.join(out, rel))
+            if os.path.isabs(rel) or ".." in rel.replace("\\", "/").split("/") or \
+                    os.path.commonpath([root, path]) != root or path == root:
+                raise damaged
+        foreign = []
+        for top, _dirs, files in os.walk(out):
+            for name in files:
+                rel = os.path.relpath(os.path.join(top, name), out).replace(os.sep, "/")
+                if rel != MARKER and rel not in listed:
+                    foreign.append(rel)
+        if foreign:
+            raise UserError(error("E008", f"'{out}' holds files that rulespec docs did not write: "
+                                  + ", ".join(sorted(foreign)[:5]) + (" ..." if len(foreign) > 5 else ""),
+                                  hint="move them away, or give another folder"))
+    parent = os.path.abspath(out)
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
+        raise UserError(error("E008", f"cannot write to '{out}': '{parent}' is not a folder you can write in",
+                              hint="choose a folder you can write to"))
+    return listed
+
+
+def clear_out(out: str, listed: list[str]) -> None:
+    """Delete the pages rulespec wrote before (check_out's list, each inside `out`), and start the
+    marker file afresh."""
+    for rel in listed:
+        path = os.path.join(out, rel)
+        if os.path.isfile(path) or os.path.islink(path):
+            os.remove(path)
+    for top, _dirs, _files in os.walk(out, topdown=False):
+        if top != out and not os.listdir(top):
+            os.rmdir(top)
     try:
         os.makedirs(out, exist_ok=True)
-        probe = os.path.join(out, MARKER)
-        with open(probe, "w", encoding="utf-8") as f:
+        with open(os.path.join(out, MARKER), "w", encoding="utf-8") as f:
             json.dump({"generator": f"rulespec {__version__}", "files": []}, f)
     except OSError as exc:
         raise UserError(error("E008", f"cannot write to '{out}': {exc.strerror or exc}",
                               hint="choose a folder you can write to")) from None
+
+
+def prepare_out(out: str) -> None:
+    """Make `out` ready for new pages (check_out, then clear_out)."""
+    clear_out(out, check_out(out))
 
 
 class Writer:
@@ -757,15 +785,18 @@ def read_diffs(paths: list[str]) -> list[tuple[str, str]]:
 
 def write_reference(out: str, specs: list[ir.Spec], results: ResultsIndex, diffs: list[tuple[str, str]],
                     games: int, seed: str, max_steps: int = 100_000, progress=None) -> list[str]:
-    """Write every page; returns the files written, relative to `out`."""
-    prepare_out(out)
-    writer = Writer(out)
+    """Write every page; returns the files written, relative to `out`. The simulations run first:
+    the pages there from before are replaced only once the new ones are ready to be written."""
+    listed = check_out(out)
     taken: set[str] = set()
     datas = []
     for spec in specs:
         folder = _folder_for(spec, taken)
         datas.append(compute(spec, folder, results, games, seed, max_steps,
                              (lambda n, s=spec: progress(s, n)) if progress else None))
+    listed = check_out(out)  # (again: the folder may have changed during the simulations)
+    clear_out(out, listed)
+    writer = Writer(out)
     nav: list = []
     by_game: dict[str, list[SpecData]] = {}
     for d in datas:
@@ -873,5 +904,5 @@ def default_specs(cwd: str | None = None) -> list[str]:
                           hint="pass .rules files or folders"))
 
 
-__all__ = ["write_reference", "read_diffs", "default_specs", "prepare_out", "source_text", "SpecPages", "compute",
+__all__ = ["write_reference", "read_diffs", "default_specs", "prepare_out", "check_out", "clear_out", "source_text", "SpecPages", "compute",
            "MARKER"]
