@@ -334,3 +334,17 @@ end fin cite "P" "p": x == 2
     assert 0 < around < 5, run  # the seed makes some games step around it first
     assert "stopped by     gap 5" in r.out and f"in 5 of 5 games (stepped around in {around}, stopped in 5)" in r.out, r.out
     assert run["stopped"] == {"gap": 5} and list(run["halted"].values()) == [5], run
+
+
+@pytest.mark.parametrize("command", [["simulate", "--games", "2"], ["fuzz", "--no-db", "--examples", "2"], ["play"],
+                                     ["diff", "SPEC", "--games", "2", "--timeout", "2"]])
+def test_a_parameter_no_draw_meets_is_bad_input_in_every_command(tmp_path, command):
+    # no value of 0..9 doubled is 7: every command that draws the parameters stops with E305 at the
+    # parameter (fuzz, play and diff stopped with an internal error, exit 3)
+    from conftest import MINI
+    path = tmp_path / "p.rules"
+    path.write_text(MINI + '\nparam never: 0..9 where never * 2 == 7 cite "Play" "x"\n')
+    args = [command[0], str(path)] + [str(path) if a == "SPEC" else a for a in command[1:]]
+    r = run_cli(*args, stdin="q\n") if command[0] == "play" else run_cli(*args)
+    assert r.code == 2 and "error[E305]" in r.err and "parameter never with 2 players" in r.err, r
+    assert f"{path}:" in r.err and "Traceback" not in r.err + r.out

@@ -2302,7 +2302,7 @@ reachable four cite "S" "s": n == 4
 """)
     r = {x.property: x for x in Verifier(spec, 2, 3, 20, 5, explore=40).run()}
     assert r["four"].status == "bounded", r["four"].message
-    assert "(no random games: none of 10,000 random draws of the parameters met the `where` condition of parameter a, b " \
+    assert "(no random games: none of 10,000 random draws of the parameters met the `where` condition of parameter a, b with 2 players " \
         "(it holds for few of their values, or for none))" in r["four"].message, r["four"].message
     assert "directed search" in r["four"].message
 

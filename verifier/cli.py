@@ -300,13 +300,7 @@ def main(argv: list[str] | None = None) -> int:
         from . import commands
         return getattr(commands, "cmd_" + args.command)(args)
     except UserError as exc:
-        print_diagnostics(exc.diagnostics)
-        words = sys.argv[1:] if argv is None else list(argv)
-        asked = any(len(w) > 3 and "--json".startswith(w) for w in words)  # (argparse takes --js too)
-        if asked and not _emitted and not (words and words[0] == "play"):
-            # --json gives one document on stdout, for bad input too (its diagnostics)
-            emit_json({"ok": False, "diagnostics": [d.to_json() for d in exc.diagnostics]})
-        return EXIT_INPUT
+        return main_error(exc, argv)
     except KeyboardInterrupt:
         print("rulespec: interrupted", file=sys.stderr)
         return 130
@@ -317,11 +311,25 @@ def main(argv: list[str] | None = None) -> int:
             pass
         return EXIT_OK
     except Exception as exc:  # our bug, not the user's: say so plainly
+        from .backends.interpreter import ParamError
+        if isinstance(exc, ParamError):  # the spec's parameters, wherever a command draws them: the user's input
+            return main_error(UserError(error("E305", str(exc), exc.span)), argv)
         if os.environ.get("RULESPEC_DEBUG"):
             raise
         print(f"rulespec: internal error (a bug in rulespec, not in your input): {type(exc).__name__}: {exc}\n"
               "  set RULESPEC_DEBUG=1 to see the traceback, and please report it", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def main_error(exc: UserError, argv) -> int:
+    """Bad input: its diagnostics on stderr, and with --json as the one document on stdout."""
+    print_diagnostics(exc.diagnostics)
+    words = sys.argv[1:] if argv is None else list(argv)
+    asked = any(len(w) > 3 and "--json".startswith(w) for w in words)  # (argparse takes --js too)
+    if asked and not _emitted and not (words and words[0] == "play"):
+        # --json gives one document on stdout, for bad input too (its diagnostics)
+        emit_json({"ok": False, "diagnostics": [d.to_json() for d in exc.diagnostics]})
+    return EXIT_INPUT
 
 
 def print_diagnostics(diags: list[Diagnostic], stream=None) -> None:

@@ -135,7 +135,7 @@ def cmd_simulate(args) -> int:
                 rep = simulate(spec, n, args.games, args.seed, args.max_steps, bar, check=not args.no_check,
                                avoid_gaps=args.avoid_gaps)
             except ParamError as exc:
-                raise UserError(error("E305", str(exc), spec.params[0].span if spec.params else None)) from None
+                raise UserError(error("E305", str(exc), exc.span)) from None
         reports.append(rep)
     traces = {}
     for rep in reports:

@@ -211,7 +211,7 @@ def compute(spec: ir.Spec, folder: str, results: ResultsIndex, games: int, seed:
             with (progress(n) if progress else nullcontext(None)) as bar:
                 rep = simulate(spec, n, games, seed, max_steps, bar)
         except ParamError as exc:
-            raise UserError(error("E305", str(exc), spec.params[0].span if spec.params else None)) from None
+            raise UserError(error("E305", str(exc), exc.span)) from None
         data.reports.append(rep)
         program = Program(spec, n)
         for f in rep.findings.values():

@@ -57,7 +57,12 @@ _RANDOM, _BITS = random.Random.random, random.Random.getrandbits
 
 
 class ParamError(Exception):
-    """A parameter could not be drawn or set (its condition is unsatisfiable or the value does not fit)."""
+    """A parameter could not be drawn or set (its condition is unsatisfiable or the value does not fit):
+    the user's spec, not a bug (the command line reports it as E305, at `span`)."""
+
+    def __init__(self, message: str, span=None):
+        super().__init__(message)
+        self.span = span
 
 
 @dataclass
@@ -139,12 +144,14 @@ class Program:
             if all(p.name in fixed for p in params if p.where is not None):
                 given = True
                 break
-        bad = ", ".join(p.name for i, p in enumerate(params) if p.where is not None and not self.ns[f"pwhere_{i}"](P))
+        failing = [p for i, p in enumerate(params) if p.where is not None and not self.ns[f"pwhere_{i}"](P)]
+        bad, span = ", ".join(p.name for p in failing), failing[0].span if failing else None
+        with_n = f" with {self.players} players"
         if given:  # every parameter with a condition was given: drawing again changes nothing
-            raise ParamError(f"the values given do not satisfy the `where` condition of parameter {bad}")
+            raise ParamError(f"the values given do not satisfy the `where` condition of parameter {bad}{with_n}", span)
         # (a condition that holds for too few values to be met at random, or for none: not told apart)
-        raise ParamError(f"none of 10,000 random draws of the parameters met the `where` condition of parameter {bad} "
-                         "(it holds for few of their values, or for none)")
+        raise ParamError(f"none of 10,000 random draws of the parameters met the `where` condition of parameter {bad}"
+                         f"{with_n} (it holds for few of their values, or for none)", span)
 
     def fits(self, t: Type, value) -> bool:
         """Whether `value` is a value of type t with this player count (for values given by users)."""
