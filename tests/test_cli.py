@@ -127,6 +127,34 @@ def test_play_bad_answer_from_a_pipe_exits_2():
     assert r.code == 2 and "input line 2" in r.err and "E006" in r.err
 
 
+def test_play_a_superscript_digit_is_not_a_move():
+    # '²' (AltGr+2 on a German keyboard) passes str.isdigit but not int(): exit 3 before
+    r = run_cli("play", TRICKS, "--players", "3", stdin="1\n\u00b2\n")
+    assert r.code == 2 and "input line 2" in r.err and "E006" in r.err, r
+
+
+def test_play_ctrl_c_at_the_prompt_keeps_the_game_played(tmp_path, monkeypatch):
+    # Ctrl-C is how people leave a prompt: the moves played so far are saved, as q saves them
+    class Keys:
+        def __init__(self):
+            self.lines = ["1\n", "2\n"]
+
+        def isatty(self):
+            return False
+
+        def readline(self):
+            if not self.lines:
+                raise KeyboardInterrupt
+            return self.lines.pop(0)
+
+    trace = tmp_path / "game.itf.json"
+    monkeypatch.setattr(sys, "stdin", Keys())
+    from verifier.cli import main
+    assert main(["play", TRICKS, "--players", "3", "--save-trace", str(trace)]) == 130
+    rr = run_cli("replay", TRICKS, str(trace))
+    assert rr.code == 0 and "replayed 2 moves" in rr.out, rr
+
+
 def test_play_refuses_to_overwrite(tmp_path):
     existing = tmp_path / "keep.json"
     existing.write_text("precious")

@@ -283,7 +283,8 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("spec", metavar="SPEC", help="a .rules file")
     pl.add_argument("--players", type=_positive, metavar="N", help="player count (default: the smallest)")
     pl.add_argument("--seed", type=_seed, default="0", metavar="S", help="seed (default 0)")
-    pl.add_argument("--save-trace", metavar="FILE", help="write the game as an ITF JSON trace (a new file)")
+    pl.add_argument("--save-trace", metavar="FILE", help="write the game as an ITF JSON trace (a new file), also "
+                    "when it is left with q, the end of input or Ctrl-C")
     return p
 
 

@@ -98,7 +98,14 @@ def play(spec: ir.Spec, players: int, seed: str, inp, out, save_path: str | None
             if interactive:
                 out.write("move? ")
                 out.flush()
-            answer = inp.readline()
+            try:
+                answer = inp.readline()
+            except KeyboardInterrupt:  # Ctrl-C at the prompt: leave as q does, keeping the game played
+                say("\n(interrupted)")
+                _finish(program, game, save_path, say, code)
+                raise
+            except UnicodeDecodeError:  # bytes that are not text in the locale's encoding
+                answer = "\ufffd\n"
             line_no += 1
             if not answer:
                 say("(end of input)")
@@ -115,7 +122,7 @@ def play(spec: ir.Spec, players: int, seed: str, inp, out, save_path: str | None
                 continue
             if answer == "r":
                 move = moves[policy.randrange(len(moves))]
-            elif answer.isdigit() and 1 <= int(answer) <= len(moves):
+            elif answer.isdecimal() and 1 <= int(answer) <= len(moves):  # (not isdigit: '²' is a digit int() refuses)
                 move = moves[int(answer) - 1]
             else:
                 message = f"'{answer}' is not a move: answer 1 to {len(moves)}, or r, s, q"
