@@ -376,3 +376,24 @@ def test_a_parameter_no_draw_meets_is_bad_input_in_every_command(tmp_path, comma
     r = run_cli(*args, stdin="q\n") if command[0] == "play" else run_cli(*args)
     assert r.code == 2 and "error[E305]" in r.err and "parameter never with 2 players" in r.err, r
     assert f"{path}:" in r.err and "Traceback" not in r.err + r.out
+
+
+def test_a_closed_pipe_is_not_success_and_bad_input_stays_exit_2(tmp_path):
+    # `rulespec check bad.rules 2>&1 | head -n 3` exited 0 (success) under pipefail; a closed stderr
+    # turned bad input's exit 2 into 1 and lost the JSON diagnostics on stdout
+    from conftest import MINI
+    bad = tmp_path / "bad.rules"
+    bad.write_text(MINI + "".join(f'\n/// I.\ninvariant i{k} cite "Play" "x": zzz == {k}\n' for k in range(3000)))
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    cmd = [sys.executable, "-m", "verifier"]
+    p = subprocess.Popen(cmd + ["check", str(bad)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+    p.stdout.read(100)
+    p.stdout.close()
+    assert p.wait(timeout=120) == 141
+    p = subprocess.Popen(cmd + ["simulate", str(bad), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=env, cwd=ROOT)
+    p.stderr.read(100)
+    p.stderr.close()
+    out = p.stdout.read()
+    assert p.wait(timeout=120) == 2
+    assert json.loads(out)["ok"] is False and len(json.loads(out)["diagnostics"]) >= 3000

@@ -2,7 +2,7 @@
 
 Exit codes: 0 nothing wrong; 1 a finding: a property violated, a scenario failed, a run-time error
 of the spec, a deadlock, a game past --max-steps, or (diff) differences found; 2 invalid input or
-usage (with a diagnostic, never a traceback); 3 an internal error.
+usage (with a diagnostic, never a traceback); 3 an internal error; 141 a closed pipe cut the output.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from . import __version__
 from .diagnostics import Diagnostic, UserError, error
 
 EXIT_OK, EXIT_FOUND, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_PIPE = 141  # the reader of the output went away (a closed pipe): 128 + SIGPIPE, as the shell's tools
 
 
 class _Parser(argparse.ArgumentParser):
@@ -305,12 +306,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("rulespec: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
-        return EXIT_OK
+    except BrokenPipeError:  # the output was cut short, so the outcome was not told: not success
+        _silence()
+        return EXIT_PIPE
     except Exception as exc:  # our bug, not the user's: say so plainly
         from .backends.interpreter import ParamError
         if isinstance(exc, ParamError):  # the spec's parameters, wherever a command draws them: the user's input
@@ -323,14 +321,30 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def main_error(exc: UserError, argv) -> int:
-    """Bad input: its diagnostics on stderr, and with --json as the one document on stdout."""
-    print_diagnostics(exc.diagnostics)
+    """Bad input: its diagnostics on stderr, and with --json as the one document on stdout. Exit 2
+    even where a reader of either went away (a closed pipe)."""
+    try:
+        print_diagnostics(exc.diagnostics)
+    except BrokenPipeError:
+        _silence("stderr")
     words = sys.argv[1:] if argv is None else list(argv)
     asked = any(len(w) > 3 and "--json".startswith(w) for w in words)  # (argparse takes --js too)
     if asked and not _emitted and not (words and words[0] == "play"):
         # --json gives one document on stdout, for bad input too (its diagnostics)
-        emit_json({"ok": False, "diagnostics": [d.to_json() for d in exc.diagnostics]})
+        try:
+            emit_json({"ok": False, "diagnostics": [d.to_json() for d in exc.diagnostics]})
+        except BrokenPipeError:
+            _silence()
     return EXIT_INPUT
+
+
+def _silence(stream: str = "stdout") -> None:
+    """After a closed pipe: what is still written there goes nowhere (and Python's flush at exit
+    does not complain)."""
+    try:
+        setattr(sys, stream, open(os.devnull, "w"))
+    except OSError:
+        pass
 
 
 def print_diagnostics(diags: list[Diagnostic], stream=None) -> None:
