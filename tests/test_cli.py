@@ -397,3 +397,30 @@ def test_a_closed_pipe_is_not_success_and_bad_input_stays_exit_2(tmp_path):
     out = p.stdout.read()
     assert p.wait(timeout=120) == 2
     assert json.loads(out)["ok"] is False and len(json.loads(out)["diagnostics"]) >= 3000
+
+
+def test_output_names_that_cannot_be_files_are_refused_before_the_work(tmp_path):
+    # an empty name was taken as the option not given (no page, no traces, no store, silently);
+    # --markdown dir/ wrote a file named dir
+    for args in (["simulate", TRICKS, "--games", "1", "--save-traces", ""],
+                 ["play", TRICKS, "--save-trace", ""],
+                 ["verify", TRICKS, "--answers", ""],
+                 ["diff", TRICKS, TRICKS, "--markdown", ""],
+                 ["docs", TRICKS, "--out", ""]):
+        r = run_cli(*args, stdin="q\n")
+        assert r.code == 2 and "error[E006]" in r.err and "an empty name" in r.err, (args, r)
+    r = run_cli("diff", TRICKS, TRICKS, "--markdown", str(tmp_path / "reports") + "/")
+    assert r.code == 2 and "error[E008]" in r.err and "is a folder" in r.err, r
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_diff_prints_its_report_before_the_page_that_then_fails(tmp_path, monkeypatch):
+    # the page was written first: a write that failed after the whole comparison lost the report too
+    from verifier import commands
+    from verifier.diagnostics import UserError, error
+
+    def fail(path, text):
+        raise UserError(error("E008", f"cannot write '{path}': Permission denied"))
+    monkeypatch.setattr(commands, "_write_markdown", fail)
+    r = run_cli("diff", TRICKS, TRICKS, "--games", "1", "--timeout", "2", "--markdown", str(tmp_path / "r.md"))
+    assert r.code == 2 and "error[E008]" in r.err and "little_tricks" in r.out and r.out.strip(), r

@@ -71,6 +71,14 @@ def _seed(text: str) -> str:
     return text
 
 
+def _path(text: str) -> str:
+    """A file or folder to write or read: not empty (an empty name was taken as the option not
+    given, and its output silently not written)."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty name: give a file or folder")
+    return text
+
+
 def _seconds(text: str) -> float:
     """A time limit in seconds: a positive number, decimals allowed (0.5)."""
     try:
@@ -123,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=_seed, default="0", metavar="S", help="seed (any text; default 0)")
     s.add_argument("--max-steps", type=_positive, default=100_000, metavar="M",
                    help="stop a game that has not ended after M moves (default 100000)")
-    s.add_argument("--save-traces", metavar="DIR", help="write each finding's shortest trace there as ITF JSON")
+    s.add_argument("--save-traces", type=_path, metavar="DIR", help="write each finding's shortest trace there as ITF JSON")
     s.add_argument("--avoid-gaps", action="store_true",
                    help="when a move reaches an undecided point, record the gap, take the move back and play "
                         "another (a game stops at a gap only when every legal move reaches one)")
@@ -181,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="player counts (and specs) verified at once, each in its own process (default: the "
                         "number of processors); a count started after others splits at once the questions they "
                         "found hard")
-    v.add_argument("--answers", metavar="FILE",
+    v.add_argument("--answers", type=_path, metavar="FILE",
                    help="keep the solver's unsat answers in FILE (SQLite, created when missing) and take them "
                         "from there: a run that was stopped, or one after a change that leaves most questions "
                         "as they were, does not ask again the questions of the induction, the run-time error "
@@ -214,7 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="simulated games per edition and player count for comparing the properties, "
                          "and games of the first edition from whose states the rules Z3 finds no witness "
                          "for are played (default 100; 0: neither)")
-    df.add_argument("--markdown", metavar="FILE",
+    df.add_argument("--markdown", type=_path, metavar="FILE",
                     help="also write the report as a Markdown page (for `rulespec docs --diff`); never "
                          "replaces a file that rulespec diff did not write")
     df.add_argument("--json", action="store_true", help="print one JSON document on stdout")
@@ -238,11 +246,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a game with no end after M moves is a failure (default 2000, at most 3000: Hypothesis "
                         "keeps 8 KB of choices per example)")
     db = f.add_mutually_exclusive_group()
-    db.add_argument("--db", metavar="DIR",
+    db.add_argument("--db", type=_path, metavar="DIR",
                     help="the folder of Hypothesis's example database (default: rulespec/hypothesis in the user's "
                          "cache folder, $XDG_CACHE_HOME or ~/.cache)")
     db.add_argument("--no-db", action="store_true", help="use no example database: nothing is read or written")
-    f.add_argument("--save-traces", metavar="DIR",
+    f.add_argument("--save-traces", type=_path, metavar="DIR",
                    help="write each failure's shrunk trace there as ITF JSON (replay it with rulespec replay)")
     f.add_argument("--json", action="store_true", help="print one JSON document on stdout")
 
@@ -264,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "folder that holds files it did not write.")
     d.add_argument("specs", nargs="*", metavar="SPEC",
                    help=".rules files or folders (default: every .rules file under examples/ and spec/)")
-    d.add_argument("--out", required=True, metavar="DIR",
+    d.add_argument("--out", required=True, type=_path, metavar="DIR",
                    help="the folder for the pages (created if missing; its earlier pages are replaced)")
     d.add_argument("--results", action="append", default=[], metavar="FILE",
                    help="verify results in the JSON format of `rulespec verify --json`, for the property statuses (repeatable)")
@@ -284,7 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("spec", metavar="SPEC", help="a .rules file")
     pl.add_argument("--players", type=_positive, metavar="N", help="player count (default: the smallest)")
     pl.add_argument("--seed", type=_seed, default="0", metavar="S", help="seed (default 0)")
-    pl.add_argument("--save-trace", metavar="FILE", help="write the game as an ITF JSON trace (a new file), also "
+    pl.add_argument("--save-trace", type=_path, metavar="FILE", help="write the game as an ITF JSON trace (a new file), also "
                     "when it is left with q, the end of input or Ctrl-C")
     return p
 

@@ -462,20 +462,22 @@ def cmd_diff(args) -> int:
             done[0] += 1
             bar(done[0])
         report = compare(a, b, counts, float(args.timeout), max(args.games, 0), tick)
-    if args.markdown:
-        _write_markdown(args.markdown, MARKDOWN_MARK + "\n" + render_markdown(report))
+    # the report first: a page that cannot be written after all (checked before the work) loses nothing
     if args.json:
         emit_json(report.to_json())
     else:
         print(render_text(report))
-        if args.markdown:
+    if args.markdown:
+        _write_markdown(args.markdown, MARKDOWN_MARK + "\n" + render_markdown(report))
+        if not args.json:
             print(f"\nMarkdown report written to {args.markdown}")
     return EXIT_FOUND if report.found else EXIT_OK
 
 
 def _check_markdown_target(path: str) -> None:
-    """A new file, or one this command wrote before; never a file of the user's."""
-    if os.path.isdir(path):
+    """A new file, or one this command wrote before; never a file of the user's. Its folder must
+    be there and writable: checked before the comparison, which can take minutes."""
+    if os.path.isdir(path) or path.endswith(("/", os.sep)):
         raise UserError(error("E008", f"'{path}' is a folder", hint="--markdown takes a file name"))
     if os.path.exists(path):
         try:
@@ -486,7 +488,10 @@ def _check_markdown_target(path: str) -> None:
         if first != MARKDOWN_MARK:
             raise UserError(error("E008", f"'{path}' exists and was not written by rulespec diff: not replacing it",
                                   hint="choose a new file name, or remove the file yourself"))
-    _folder_of(path)
+    folder = _folder_of(path)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UserError(error("E008", f"cannot write '{path}': the folder '{folder}' is not writable",
+                              hint="choose a folder you can write in"))
 
 
 def _folder_of(path: str) -> str:
