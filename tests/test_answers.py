@@ -139,7 +139,11 @@ def test_verify_answers_json_counts_and_bad_files(tmp_path):
         db.execute("create table unsat (id integer, what text)")
     empty = tmp_path / "empty"
     empty.write_bytes(b"")
-    for path in (notes, other, empty):
+    damaged = tmp_path / "damaged.db"  # a store with a page of garbage: its count failed later, exit 3
+    data = bytearray(store.read_bytes())
+    data[4096:8192] = b"\xde\xad" * 2048
+    damaged.write_bytes(bytes(data))
+    for path in (notes, other, empty, damaged):
         before = path.read_bytes()
         r = run_cli("verify", str(good), "--players", "2", "--answers", str(path))
         assert r.code == 2 and "not a file of answers" in r.err and "Traceback" not in r.err, r

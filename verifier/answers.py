@@ -155,7 +155,11 @@ class Answers:
                 raise NotAStore("not written by rulespec verify --answers")
             else:  # a store written before brief tries were kept
                 self._db.execute("create table if not exists brief (key text primary key, ms integer)")
-            self._db.execute("begin immediate")  # can it be written?
+            damage = self._db.execute("pragma quick_check").fetchone()[0]
+            if damage != "ok":  # (a damaged page: the store's count or a lookup failed later, exit 3)
+                raise NotAStore(f"damaged: {damage}")
+            self._db.execute("begin immediate")  # can it be written? (a read-only file passes this,
+            self._db.execute("insert or ignore into brief values ('', 0)")  # not a write)
             self._db.execute("rollback")
         except sqlite3.DatabaseError as exc:
             raise NotAStore(str(exc)) from None
