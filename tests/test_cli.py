@@ -424,3 +424,20 @@ def test_diff_prints_its_report_before_the_page_that_then_fails(tmp_path, monkey
     monkeypatch.setattr(commands, "_write_markdown", fail)
     r = run_cli("diff", TRICKS, TRICKS, "--games", "1", "--timeout", "2", "--markdown", str(tmp_path / "r.md"))
     assert r.code == 2 and "error[E008]" in r.err and "little_tricks" in r.out and r.out.strip(), r
+
+
+def test_a_file_the_system_refuses_is_bad_input_not_an_internal_error(tmp_path, monkeypatch):
+    # a name over 255 bytes (ENAMETOOLONG) and a folder the user may not read (EACCES, made here by
+    # the walk that finds the .rules files, as root ignores permissions): exit 3 before; an
+    # unreadable folder was "a directory with no .rules files in it"
+    r = run_cli("check", str(tmp_path / ("a" * 300 + ".rules")))
+    assert r.code == 2 and "error[E001]" in r.err and "File name too long" in r.err, r
+    folder = tmp_path / "specs"
+    folder.mkdir()
+
+    def refuse(top, onerror=None, **_kw):
+        onerror(PermissionError(13, "Permission denied", str(folder)))
+        return iter(())
+    monkeypatch.setattr(os, "walk", refuse)
+    r = run_cli("check", str(folder))
+    assert r.code == 2 and "error[E001]" in r.err and "Permission denied" in r.err, r

@@ -8,6 +8,7 @@ usage (with a diagnostic, never a traceback); 3 an internal error; 141 a closed 
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -16,6 +17,9 @@ from . import __version__
 from .diagnostics import Diagnostic, UserError, error
 
 EXIT_OK, EXIT_FOUND, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+# the system's refusals of a user's file or folder (errno), E001 wherever they are met
+USERS_FILES = {errno.EACCES, errno.EPERM, errno.ENAMETOOLONG, errno.ELOOP, errno.ENOTDIR, errno.EROFS, errno.ENOSPC,
+               errno.EDQUOT}
 EXIT_PIPE = 141  # the reader of the output went away (a closed pipe): 128 + SIGPIPE, as the shell's tools
 
 
@@ -317,15 +321,27 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # the output was cut short, so the outcome was not told: not success
         _silence()
         return EXIT_PIPE
+    except OSError as exc:
+        if exc.errno not in USERS_FILES:
+            return internal_error(exc)
+        # a file or folder of the user's that the system refuses (permissions, a name too long, a
+        # loop of links), wherever rulespec meets it: the user's input, not a bug
+        name = f"'{exc.filename}'" if exc.filename is not None else "a file"
+        return main_error(UserError(error("E001", f"cannot use {name}: {exc.strerror or exc}",
+                                          hint="check the path and its permissions")), argv)
     except Exception as exc:  # our bug, not the user's: say so plainly
         from .backends.interpreter import ParamError
         if isinstance(exc, ParamError):  # the spec's parameters, wherever a command draws them: the user's input
             return main_error(UserError(error("E305", str(exc), exc.span)), argv)
-        if os.environ.get("RULESPEC_DEBUG"):
-            raise
-        print(f"rulespec: internal error (a bug in rulespec, not in your input): {type(exc).__name__}: {exc}\n"
-              "  set RULESPEC_DEBUG=1 to see the traceback, and please report it", file=sys.stderr)
-        return EXIT_INTERNAL
+        return internal_error(exc)
+
+
+def internal_error(exc: Exception) -> int:
+    if os.environ.get("RULESPEC_DEBUG"):
+        raise exc
+    print(f"rulespec: internal error (a bug in rulespec, not in your input): {type(exc).__name__}: {exc}\n"
+          "  set RULESPEC_DEBUG=1 to see the traceback, and please report it", file=sys.stderr)
+    return EXIT_INTERNAL
 
 
 def main_error(exc: UserError, argv) -> int:

@@ -812,8 +812,13 @@ class _Builder(Transformer_NonRecursive):
 
 
 def find_rules_files(path: str) -> list[str]:
-    """The .rules files under a directory, sorted; [] when there are none."""
+    """The .rules files under a directory, sorted; [] when there are none. A folder that cannot be
+    read raises its error (os.walk dropped it: an unreadable folder looked empty)."""
     out = []
-    for root, _dirs, files in os.walk(path):
+
+    def unreadable(exc: OSError):
+        raise exc
+
+    for root, _dirs, files in os.walk(path, onerror=unreadable):
         out.extend(os.path.join(root, f) for f in files if f.endswith(".rules"))
     return sorted(out)
