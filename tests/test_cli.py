@@ -441,3 +441,10 @@ def test_a_file_the_system_refuses_is_bad_input_not_an_internal_error(tmp_path, 
     monkeypatch.setattr(os, "walk", refuse)
     r = run_cli("check", str(folder))
     assert r.code == 2 and "error[E001]" in r.err and "Permission denied" in r.err, r
+
+
+def test_test_k_that_matches_no_scenario_is_bad_input():
+    # a misspelt filter ran nothing and passed (exit 0)
+    r = run_cli("test", TRICKS, "-k", "must_folow_suit")
+    assert r.code == 2 and "error[E006]" in r.err and "did you mean 'must_follow_suit'?" in r.err, r
+    assert run_cli("test", TRICKS, "-k", "follow").code == 0

@@ -121,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run every scenario of the given specs through the interpreter and "
                                    "report each with its moves.")
     t.add_argument("specs", nargs="+", metavar="SPEC", help=".rules files or folders")
-    t.add_argument("-k", metavar="TEXT", help="only scenarios whose name contains TEXT")
+    t.add_argument("-k", metavar="TEXT", help="only scenarios whose name contains TEXT (none: exit 2)")
     t.add_argument("--json", action="store_true", help="print one JSON document on stdout")
 
     s = sub.add_parser("simulate", help="play random complete games and report what happened",

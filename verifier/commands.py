@@ -99,6 +99,14 @@ def cmd_test(args) -> int:
         results = [r for r in run_scenarios(spec) if not args.k or args.k in r.scenario.name]
         failed += sum(not r.ok for r in results)
         out.append((path, spec, results))
+    if args.k and not any(rs for _p, _s, rs in out):  # a misspelt filter runs nothing: not a pass
+        import difflib
+        names = sorted({sc.name for _p, s, _rs in out for sc in s.scenarios})
+        near = difflib.get_close_matches(args.k, names, n=1, cutoff=0.6)
+        raise UserError(error("E006", f"-k {args.k}: no scenario's name contains it",
+                              hint=f"did you mean '{near[0]}'?" if near else
+                              ("the scenarios: " + ", ".join(names[:8]) + (" ..." if len(names) > 8 else ""))
+                              if names else "these specs have no scenarios"))
     if args.json:
         emit_json({"ok": failed == 0, "files": [{"path": p, "scenarios": [r.to_json() for r in rs]} for p, _s, rs in out]})
     else:
