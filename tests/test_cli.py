@@ -448,3 +448,17 @@ def test_test_k_that_matches_no_scenario_is_bad_input():
     r = run_cli("test", TRICKS, "-k", "must_folow_suit")
     assert r.code == 2 and "error[E006]" in r.err and "did you mean 'must_follow_suit'?" in r.err, r
     assert run_cli("test", TRICKS, "-k", "follow").code == 0
+
+
+def test_a_quote_matches_a_rulebook_in_decomposed_umlauts_or_with_ligatures(tmp_path):
+    # "für" as u + U+0308 and "first" with U+FB01 (as PDF and macOS text often has them): the same
+    # words to a reader, and E306 before
+    import unicodedata
+    text = open(TRICKS, encoding="utf-8").read().replace(
+        'cite "1 Players" "for three or four players"', 'cite "1 Players" "für drei oder vier; the first player"')
+    book = open(os.path.join(os.path.dirname(TRICKS), "rulebook.md"), encoding="utf-8").read().replace(
+        "for three or four players", unicodedata.normalize("NFD", "für drei oder vier") + "; the \ufb01rst player")
+    (tmp_path / "t.rules").write_text(text, encoding="utf-8")
+    (tmp_path / "rulebook.md").write_text(book, encoding="utf-8")
+    r = run_cli("check", str(tmp_path / "t.rules"), "--no-scenarios")
+    assert r.code == 0 and "citations checked" in r.out, r

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from . import ir
@@ -22,7 +23,9 @@ _QUOTES = str.maketrans({"»": '"', "«": '"', "„": '"', "“": '"', "”": '"
 
 
 def normalize(text: str) -> str:
-    text = text.translate(_QUOTES).lower()
+    # NFKC first: a rulebook extracted from a PDF or written on a Mac may spell "für" as u and a
+    # combining diaeresis, or "first" with the ligature ﬁ; the quote typed in a spec reads the same
+    text = unicodedata.normalize("NFKC", text).translate(_QUOTES).lower()
     text = re.sub(r"[*_`]", "", text)
     text = re.sub(r"(\w)-\s*\n\s*(\w)", r"\1\2", text)       # hyphenation at a line end
     text = re.sub(r"\s+", " ", text)
