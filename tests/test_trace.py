@@ -98,6 +98,22 @@ def test_replay_detects_an_edited_state(tmp_path):
     assert out == ["dk: -green, +blue (2 cards)", "dk: reordered (2 cards, top red)"], out
 
 
+def test_replay_refuses_a_name_that_is_no_variable_or_argument(tmp_path):
+    # a misspelt variable or argument was ignored: the state meant went unchecked, exit 0
+    _spec, _prog, trace = _game_trace(TRICKS, 3, steps=10)
+    itf = trace.to_itf()
+    itf["states"][1]["phse"] = "over"
+    path = tmp_path / "edited.itf.json"
+    path.write_text(dump_itf(itf))
+    r = run_cli("replay", str(TRICKS), str(path))
+    assert r.code == 2 and "state 1: 'phse' is not a variable of little_tricks" in r.err and "'phase'" in r.err, r
+    itf = trace.to_itf()
+    itf["states"][1]["mbt::nondetPicks"]["suits"] = "bells"
+    path.write_text(dump_itf(itf))
+    r = run_cli("replay", str(TRICKS), str(path))
+    assert r.code == 2 and "has no argument 'suits'" in r.err, r
+
+
 @pytest.mark.parametrize("content, message", [
     ("{not json", "not valid JSON"),
     ('{"#meta": {"players": 3}, "states": {}}', 'no "states" list'),

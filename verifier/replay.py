@@ -175,6 +175,10 @@ def replay(spec: ir.Spec, path: str) -> ReplayResult:
         if not isinstance(picks, dict):
             bad(f'state {i}: "mbt::nondetPicks" must map argument names to values', i)
         args = []
+        for key in picks:  # a misspelt argument was ignored, and the move checked without it
+            if key not in {pname for pname, _t in action.params}:
+                bad(f"state {i}: {name} has no argument '{key}'", i,
+                    hint=did_you_mean(key, [pname for pname, _t in action.params]))
         for pname, ptype in action.params:
             if pname not in picks:
                 bad(f"state {i}: {name} needs the argument '{pname}'", i)
@@ -230,7 +234,13 @@ def replay(spec: ir.Spec, path: str) -> ReplayResult:
 
 
 def _compare(spec: ir.Spec, codec: ItfCodec, recorded: dict, state: list, i: int, bad) -> None:
-    """Check the variables a trace records in state i against the interpreter's state."""
+    """Check the variables a trace records in state i against the interpreter's state. A variable it
+    leaves out is not checked; a name that is no variable is an error (a misspelt one was ignored,
+    so the state it meant went unchecked)."""
+    names = [var.name for var in spec.state]
+    for key in recorded:
+        if not key.startswith(("#", "mbt::")) and key not in names:
+            bad(f"state {i}: '{key}' is not a variable of {spec.game}", i, hint=did_you_mean(key, names))
     for var, value in zip(spec.state, state):
         if var.name not in recorded:
             continue
