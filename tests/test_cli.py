@@ -462,3 +462,32 @@ def test_a_quote_matches_a_rulebook_in_decomposed_umlauts_or_with_ligatures(tmp_
     (tmp_path / "rulebook.md").write_text(book, encoding="utf-8")
     r = run_cli("check", str(tmp_path / "t.rules"), "--no-scenarios")
     assert r.code == 0 and "citations checked" in r.out, r
+
+
+def test_verify_jobs_stops_its_workers_when_terminated(tmp_path):
+    # SIGTERM to the main process alone (kill PID, a process manager): its workers ran on with no
+    # parent to the end of their player count, then blocked for ever
+    import signal
+    import time
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.Popen([sys.executable, "-m", "verifier", "verify", TRICKS, "--jobs", "2", "--games", "2"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT, start_new_session=True)
+
+    def group() -> list[str]:
+        ps = subprocess.run(["ps", "-o", "pid=", "-g", str(p.pid)], capture_output=True, text=True)
+        return ps.stdout.split()
+    try:
+        deadline = time.time() + 60
+        while len(group()) < 3 and time.time() < deadline:  # the main process and its 2 workers
+            time.sleep(0.2)
+        assert len(group()) >= 3, group()
+        time.sleep(1)
+        p.send_signal(signal.SIGTERM)
+        assert p.wait(timeout=30) == 130
+        deadline = time.time() + 10
+        while group() and time.time() < deadline:
+            time.sleep(0.2)
+        assert group() == [], "workers left running"
+        assert "interrupted" in p.stderr.read().decode()
+    finally:
+        subprocess.run(["kill", "-9", "--", f"-{p.pid}"], capture_output=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
 import os
 import sys
 
@@ -316,7 +318,6 @@ def _learn(hard: dict, found: dict) -> None:
 
 
 def cmd_verify(args) -> int:
-    import concurrent.futures
     import time
 
     from .progress import progress_bar
@@ -365,8 +366,7 @@ def cmd_verify(args) -> int:
     else:
         # each (spec, player count) in its own process; Z3 uses one processor per query. A run is
         # started when a process is free, with what the runs done by then found hard (above).
-        with progress_bar(len(tasks), f"verify ({jobs} at once)") as bar, \
-                concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
+        with progress_bar(len(tasks), f"verify ({jobs} at once)") as bar, _workers(jobs) as pool:
             waiting = list(tasks)
             running: dict = {}
 
@@ -433,6 +433,31 @@ def _print_verify(path, spec, results, seconds, per_count=None) -> None:
             if len(body) > 60:
                 body = body[:8] + [f"      … {len(body) - 48} lines …"] + body[-40:]
             print("\n".join("    " + line for line in body))
+
+
+@contextlib.contextmanager
+def _workers(jobs: int):
+    """A pool of worker processes that ends with the command: Ctrl-C, SIGTERM to this process alone
+    (`kill PID`, a process manager) or an error stops them at once. SIGTERM is taken as Ctrl-C; the
+    pool's own exit waited for the workers to finish their player count (hours), and a SIGTERM
+    left them running with no parent, then blocked for ever."""
+    import signal
+
+    def terminated(_signum, _frame):
+        raise KeyboardInterrupt
+    before = signal.signal(signal.SIGTERM, terminated)
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=jobs)
+    try:
+        yield pool
+    except BaseException:
+        for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            proc.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    else:
+        pool.shutdown()
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 # ---- diff ----------------------------------------------------------------------------------
