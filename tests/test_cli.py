@@ -491,3 +491,19 @@ def test_verify_jobs_stops_its_workers_when_terminated(tmp_path):
         assert "interrupted" in p.stderr.read().decode()
     finally:
         subprocess.run(["kill", "-9", "--", f"-{p.pid}"], capture_output=True)
+
+
+def test_a_rulebook_not_found_points_at_the_source_line(tmp_path):
+    (tmp_path / "books").mkdir()
+    spec = tmp_path / "t.rules"
+    spec.write_text(open(TRICKS, encoding="utf-8").read())
+    r = run_cli("check", str(spec), "--rulebooks", str(tmp_path / "books"))
+    assert r.code == 2 and f"{spec}:7:1: error[E307]: rulebook 'rulebook.md' not found" in r.err, r
+    assert 'source "rulebook.md"' in r.err and "^^^" in r.err
+
+
+def test_a_link_to_nothing_is_said_so(tmp_path):
+    # the hint was "did you mean 'dangling.rules'?", the link itself
+    (tmp_path / "dangling.rules").symlink_to(tmp_path / "nowhere.rules")
+    r = run_cli("check", str(tmp_path / "dangling.rules"))
+    assert r.code == 2 and "is a link to nothing" in r.err and "did you mean" not in r.err, r

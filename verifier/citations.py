@@ -109,7 +109,7 @@ def check_citations(spec: ir.Spec, folder: str | None) -> tuple[list[Diagnostic]
     path, tried = find_rulebook(spec, folder)
     if path is None:
         if folder and spec.source:
-            return [error("E307", f"rulebook '{spec.source}' not found", None,
+            return [error("E307", f"rulebook '{spec.source}' not found", spec.source_span,
                           hint="looked in " + ", ".join(tried))], None
         return [], None
     book = load_rulebook(path)

@@ -771,16 +771,11 @@ def _folder_for(spec: ir.Spec, taken: set[str]) -> str:
 
 def read_diffs(paths: list[str]) -> list[tuple[str, str]]:
     """The --diff files: (file name, Markdown text); a file that cannot be read is E001."""
-    out = []
-    for path in paths:
-        try:
-            with open(path, encoding="utf-8") as f:
-                out.append((os.path.basename(path), f.read()))
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UserError(error("E001", f"cannot read difference report '{path}': "
-                                  f"{exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}",
-                                  hint="--diff takes a Markdown file")) from None
-    return out
+    from .parse import read_text
+
+    return [(os.path.basename(path), read_text(path, "a difference report", 50_000_000,
+                                               "--diff takes a Markdown file written by `rulespec diff --markdown`").text)
+            for path in paths]
 
 
 def write_reference(out: str, specs: list[ir.Spec], results: ResultsIndex, diffs: list[tuple[str, str]],

@@ -442,6 +442,7 @@ class Spec:
     init_span: Span | None = None  # the whole `init` declaration, for showing its text
     game_span: Span | None = None  # the `game` declaration
     players_span: Span | None = None  # the `players` declaration
+    source_span: Span | None = None   # the `source` declaration
 
     def var(self, name: str) -> StateVar:
         return next(v for v in self.state if v.name == name)

@@ -70,7 +70,8 @@ class _Lowerer:
             consts=consts, params=params, state=state, defs=defs, init=init,
             init_cite=_cite(_clause(init_decl, ast.Cite)), actions=actions, properties=properties, ends=ends,
             stats=stats, scenarios=scenarios, undecided=self.undecided, other_cites=other_cites,
-            init_span=init_decl.span, game_span=g.span, players_span=p.span)
+            init_span=init_decl.span, game_span=g.span, players_span=p.span,
+            source_span=m.source.span if m.source else None)
 
     def consts(self, decls) -> list[ir.Const]:
         """Constants in an order where each comes after those it uses."""

@@ -62,6 +62,8 @@ def read_source(path: str) -> SourceFile:
     """Read a spec file as UTF-8 text; raises UserError (E001-E004) for anything unreadable."""
     p = Path(path)
     if not p.exists():
+        if p.is_symlink():
+            raise UserError(error("E001", f"'{path}' is a link to nothing ('{os.readlink(path)}')"))
         raise UserError(error("E001", f"no such file: '{path}'", hint=_missing_hint(p)))
     if p.is_dir():
         raise UserError(error("E001", f"'{path}' is a directory, not a .rules file",
@@ -80,6 +82,37 @@ def read_source(path: str) -> SourceFile:
     except OSError as exc:
         raise UserError(error("E001", f"cannot read '{path}': {exc.strerror or exc}")) from None
     return decode_source(path, data)
+
+
+def read_text(path: str, what: str, limit: int, hint: str) -> SourceFile:
+    """A file of the user's other than a spec (a trace, a results file, a difference report): read
+    as UTF-8 text (a BOM allowed) up to `limit` bytes, whatever the file is (/dev/zero, a device,
+    a FIFO's endless stream), and kept for diagnostics that quote it. E001 where it cannot be read,
+    E002 at its first byte that is not UTF-8, E003 where it is larger."""
+    if not os.path.exists(path):
+        raise UserError(error("E001", f"no such file: '{path}'", hint=hint))
+    if os.path.isdir(path):
+        raise UserError(error("E001", f"'{path}' is a directory, not {what}", hint=hint))
+    if not os.path.isfile(path):
+        raise UserError(error("E001", f"'{path}' is not a regular file", hint=hint))
+    try:
+        with open(path, "rb") as f:
+            data = f.read(limit + 1)
+    except OSError as exc:
+        raise UserError(error("E001", f"cannot read '{path}': {exc.strerror or exc}", hint=hint)) from None
+    if len(data) > limit:
+        raise UserError(error("E003", f"'{path}' is larger than {limit / 1e6:g} MB, too large for {what}", hint=hint))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        shown = SourceFile(path, data.decode("utf-8", errors="replace"))
+        register(shown)
+        at = len(data[:exc.start].decode("utf-8", errors="replace"))
+        raise UserError(error("E002", f"'{path}' is not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start}",
+                              shown.span_at(at), hint=hint)) from None
+    source = SourceFile(path, text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n"))
+    register(source)
+    return source
 
 
 def decode_source(path: str, data: bytes) -> SourceFile:

@@ -8,15 +8,14 @@ file, exit 2. A trace that fits and shows a violation or a run-time error is a f
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 
 from . import ir
 from .backends.interpreter import ParamError, Program
 from .backends.runtime import Fault, Gap
 from .diagnostics import UserError, did_you_mean, error
-from .parse import MAX_BYTES
-from .source import SourceFile, Span, register, snippet
+from .parse import MAX_BYTES, read_text
+from .source import SourceFile, Span, snippet
 from .trace import ItfCodec, ItfError, Trace, TraceStep, describe_changes, diff_value, moves_text, state_offsets
 from .types import Domains, format_value
 
@@ -48,28 +47,9 @@ class ReplayResult:
 
 
 def _read(path: str) -> tuple[SourceFile, dict]:
-    if not os.path.exists(path):
-        raise UserError(error("E001", f"no such file: '{path}'", hint="pass an ITF trace written by rulespec"))
-    if os.path.isdir(path):
-        raise UserError(error("E001", f"'{path}' is a directory, not a trace file"))
-    if os.path.getsize(path) > 50 * MAX_BYTES:
-        raise UserError(error("E003", f"'{path}' is too large for a trace"))
+    source = read_text(path, "a trace", 50 * MAX_BYTES, "pass an ITF JSON trace written by rulespec")
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:  # where: the first byte that is not UTF-8
-        shown = SourceFile(path, data.decode("utf-8", errors="replace"))
-        register(shown)
-        at = len(data[:exc.start].decode("utf-8", errors="replace"))
-        raise UserError(error("E002", f"'{path}' is not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start}",
-                              shown.span_at(at), hint="pass an ITF JSON trace")) from None
-    except OSError as exc:
-        raise UserError(error("E001", f"cannot read '{path}': {exc.strerror}")) from None
-    source = SourceFile(path, text)
-    register(source)
-    try:
-        doc = json.loads(text)
+        doc = json.loads(source.text)
     except json.JSONDecodeError as exc:
         span = Span(path, exc.lineno, exc.colno, exc.lineno, exc.colno + 1)
         raise UserError(error("E007", f"not valid JSON: {exc.msg}", span, hint="an ITF trace is a JSON object")) from None

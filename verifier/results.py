@@ -14,6 +14,7 @@ import os
 from dataclasses import dataclass, field
 
 from .diagnostics import UserError, error
+from .source import Span
 
 STATUSES = ("proved", "bounded", "tested", "violated", "unknown", "reachable", "unreachable")
 KINDS = ("invariant", "reachable", "terminates", "bound", "undecided", "deadlock", "fault", "action")
@@ -98,19 +99,14 @@ def read_results(paths: list[str]) -> ResultsIndex:
     """Read verify JSON files; a file that is missing or not of that shape is E001 / E009 (exit 2)."""
     entries: list[SpecResults] = []
     for path in paths:
-        try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read(50_000_001)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UserError(error("E001", f"cannot read results file '{path}': "
-                                  f"{exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}",
-                                  hint="--results takes the output of `rulespec verify SPEC --json`")) from None
-        if len(text) > 50_000_000:
-            raise UserError(error("E003", f"results file '{path}' is larger than 50 MB"))
+        from .parse import read_text
+        text = read_text(path, "a results file", 50_000_000, "--results takes the output of `rulespec verify SPEC --json`").text
         try:
             doc = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise _bad(path, f"line {exc.lineno} column {exc.colno}", f"not JSON ({exc.msg})") from None
+            raise UserError(error("E009", f"{path}: not JSON ({exc.msg})", Span(path, exc.lineno, exc.colno, exc.lineno,
+                                                                               exc.colno + 1),
+                                  hint="--results takes the output of `rulespec verify SPEC --json`")) from None
         except ValueError:  # (a number of more than 4,300 digits)
             raise _bad(path, "", "not a results file (a number of more than 4,300 digits)") from None
         except RecursionError:
