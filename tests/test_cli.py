@@ -507,3 +507,14 @@ def test_a_link_to_nothing_is_said_so(tmp_path):
     (tmp_path / "dangling.rules").symlink_to(tmp_path / "nowhere.rules")
     r = run_cli("check", str(tmp_path / "dangling.rules"))
     assert r.code == 2 and "is a link to nothing" in r.err and "did you mean" not in r.err, r
+
+
+def test_a_file_name_that_is_not_utf8_is_shown_escaped(tmp_path):
+    # under a strict UTF-8 locale (de_DE.UTF-8) printing such a name was an internal error, exit 3
+    name = os.fsdecode(b"caf\xe9.rules")
+    (tmp_path / name).write_text(open(TRICKS, encoding="utf-8").read(), encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8:strict")
+    for path, code in ((tmp_path / name, 0), (tmp_path / os.fsdecode(b"nothere\xe9.rules"), 2)):
+        p = subprocess.run([sys.executable, "-m", "verifier", "check", "--no-scenarios", os.fsencode(path)],
+                           capture_output=True, env=env, cwd=ROOT)
+        assert p.returncode == code and b"\\udce9" in p.stdout + p.stderr, p

@@ -305,6 +305,11 @@ def main(argv: list[str] | None = None) -> int:
     global _emitted
     _emitted = False
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    for stream in (sys.stdout, sys.stderr):  # a file name that is not text in the locale (an old
+        try:                                  # Latin-1 archive's) is shown escaped, not an error
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError):  # (a stream that is not a text file: a test's StringIO)
+            pass
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
