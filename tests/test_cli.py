@@ -518,3 +518,9 @@ def test_a_file_name_that_is_not_utf8_is_shown_escaped(tmp_path):
         p = subprocess.run([sys.executable, "-m", "verifier", "check", "--no-scenarios", os.fsencode(path)],
                            capture_output=True, env=env, cwd=ROOT)
         assert p.returncode == code and b"\\udce9" in p.stdout + p.stderr, p
+
+
+def test_an_unknown_option_points_at_the_command_s_help():
+    r = run_cli("simulate", TRICKS, "--bogus")
+    assert r.code == 2 and "unrecognized arguments: --bogus" in r.err and "see `rulespec simulate --help`" in r.err, r
+    assert "see `rulespec --help`" in run_cli("--bogus").err

@@ -26,8 +26,12 @@ EXIT_PIPE = 141  # the reader of the output went away (a closed pipe): 128 + SIG
 class _Parser(argparse.ArgumentParser):
     """argparse, with usage errors in the project's diagnostic format."""
 
+    commands: tuple = ()  # (the top parser) its commands, to point at the one given
+
     def error(self, message):  # noqa: D401 - argparse API
-        hint = f"see `{self.prog} --help`"
+        words = getattr(self, "words", None) or []
+        command = next((w for w in words if not w.startswith("-")), None)
+        hint = f"see `{self.prog} {command} --help`" if command in self.commands else f"see `{self.prog} --help`"
         raise UserError(error("E006", message, hint=hint))
 
 
@@ -298,6 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--seed", type=_seed, default="0", metavar="S", help="seed (default 0)")
     pl.add_argument("--save-trace", type=_path, metavar="FILE", help="write the game as an ITF JSON trace (a new file), also "
                     "when it is left with q, the end of input or Ctrl-C")
+    p.commands = tuple(sub.choices)
     return p
 
 
@@ -311,6 +316,7 @@ def main(argv: list[str] | None = None) -> int:
         except (AttributeError, ValueError):  # (a stream that is not a text file: a test's StringIO)
             pass
     parser = build_parser()
+    parser.words = sys.argv[1:] if argv is None else list(argv)  # (for a usage error's hint)
     try:
         args = parser.parse_args(argv)
         if not args.command:
