@@ -524,3 +524,13 @@ def test_an_unknown_option_points_at_the_command_s_help():
     r = run_cli("simulate", TRICKS, "--bogus")
     assert r.code == 2 and "unrecognized arguments: --bogus" in r.err and "see `rulespec simulate --help`" in r.err, r
     assert "see `rulespec --help`" in run_cli("--bogus").err
+
+
+def test_the_caret_counts_wide_characters_as_two_columns(tmp_path):
+    # six CJK characters before the error put the caret six columns left of it
+    path = tmp_path / "wide.rules"
+    path.write_text(open(TRICKS, encoding="utf-8").read().replace(
+        "  trump := s\n", '  trump := s\n  let x = "漢字のカード" ;\n'), encoding="utf-8")
+    r = run_cli("check", "--no-scenarios", str(path))
+    line, caret = [x for x in r.err.splitlines() if " | " in x][:2]
+    assert caret.index("^") == line.index('" ;') + 6 + 2, r.err  # the line's text: 6 wide characters before ';'

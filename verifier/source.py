@@ -90,5 +90,15 @@ def excerpt(span: Span, max_width: int = 160) -> list[str]:
         start, end = start - shift, min(end - shift, len(text))
     width = len(str(span.line))
     gutter = " " * width
-    carets = "^" * max(1, min(end, len(text) + 1) - start)
-    return [f" {span.line} | {text}", f" {gutter} | {' ' * start}{carets}"]
+    carets = "^" * max(1, _columns(text[start:min(end, len(text) + 1)]) or 1)
+    # a wide character (CJK, most emoji) takes two columns on a terminal: the caret counts columns
+    return [f" {span.line} | {text}", f" {gutter} | {' ' * _columns(text[:start])}{carets}"]
+
+
+def _columns(text: str) -> int:
+    """How many terminal columns text takes: two for a wide character, none for a combining mark."""
+    import unicodedata
+
+    if text.isascii():
+        return len(text)
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
