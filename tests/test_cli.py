@@ -534,3 +534,13 @@ def test_the_caret_counts_wide_characters_as_two_columns(tmp_path):
     r = run_cli("check", "--no-scenarios", str(path))
     line, caret = [x for x in r.err.splitlines() if " | " in x][:2]
     assert caret.index("^") == line.index('" ;') + 6 + 2, r.err  # the line's text: 6 wide characters before ';'
+
+
+def test_a_rulebook_that_is_not_text_is_one_error_at_the_source_line(tmp_path):
+    # a PDF named in `source` gave one E306 per citation (40 for little_tricks) and no word why
+    spec = tmp_path / "t.rules"
+    spec.write_text(open(TRICKS, encoding="utf-8").read())
+    (tmp_path / "rulebook.md").write_bytes(b"%PDF-1.4\n\x00\x01\x02 stream")
+    r = run_cli("check", "--no-scenarios", str(spec))
+    assert r.code == 2 and r.err.count("error[") == 1 and f"{spec}:7:1: error[E307]" in r.err, r
+    assert "not a text file" in r.err

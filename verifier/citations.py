@@ -66,9 +66,14 @@ def rulebook_folder(option: str | None) -> str | None:
     return option or os.environ.get(ENV) or None
 
 
-def load_rulebook(path: str) -> Rulebook:
-    with open(path, encoding="utf-8", errors="replace") as f:
-        text = f.read()
+def load_rulebook(path: str) -> Rulebook | None:
+    """The rulebook's text, or None when the file is not text (a PDF, say: NUL bytes, or mostly
+    bytes that are not UTF-8), where every quote would fail to be found."""
+    with open(path, "rb") as f:
+        data = f.read()
+    text = data.decode("utf-8", errors="replace")
+    if b"\x00" in data or text.count("\ufffd") > max(8, len(text) // 100):
+        return None
     return Rulebook(path, text, normalize(text), _loose(text))
 
 
@@ -113,6 +118,10 @@ def check_citations(spec: ir.Spec, folder: str | None) -> tuple[list[Diagnostic]
                           hint="looked in " + ", ".join(tried))], None
         return [], None
     book = load_rulebook(path)
+    if book is None:
+        return [error("E307", f"the rulebook '{path}' is not a text file, so no quote can be found in it",
+                      spec.source_span, hint="cite its text: extract it (pdftotext, say) and name that file in "
+                                            "`source`")], None
     diags: list[Diagnostic] = []
     seen: set[int] = set()
     for where, cite in all_cites(spec):
