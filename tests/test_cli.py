@@ -544,3 +544,11 @@ def test_a_rulebook_that_is_not_text_is_one_error_at_the_source_line(tmp_path):
     r = run_cli("check", "--no-scenarios", str(spec))
     assert r.code == 2 and r.err.count("error[") == 1 and f"{spec}:7:1: error[E307]" in r.err, r
     assert "not a text file" in r.err
+
+
+def test_an_invalid_player_range_is_one_error(tmp_path):
+    # players 4..3 gave the E208, then an E305 per scenario and an E207 per player literal (8 in all)
+    path = tmp_path / "t.rules"
+    path.write_text(open(TRICKS, encoding="utf-8").read().replace("players 3..4", "players 4..3"))
+    r = run_cli("check", str(path))
+    assert r.code == 2 and r.err.count("error[") == 1 and "error[E208]" in r.err, r

@@ -597,7 +597,7 @@ class Checker:
     def decl_ScenarioDecl(self, d):
         self.clauses(d, {"Cite"}, need_cite=True)
         scope = Scope(where="a scenario")
-        lo, hi = (self.m.players.lo, self.m.players.hi) if self.m.players else (1, 64)
+        lo, hi = (self.m.players.lo, self.m.players.hi) if self._players_valid() else (1, 64)
         ended = gap = moved = False
         for step in d.steps:
             if isinstance(step, ast.ScPlayers):
@@ -871,10 +871,16 @@ class Checker:
             self.check_literal_range(e, expected)
         return t
 
+    def _players_valid(self) -> bool:
+        """A `players` range to check against; an invalid one (4..3) is its own E208 only, not one
+        more error per scenario and player literal measured against it."""
+        p = self.m.players
+        return p is not None and 1 <= p.lo <= p.hi <= 64
+
     def check_literal_range(self, e: ast.IntLit, t: Type):
         if isinstance(t, IntT) and t.finite and not t.lo <= e.value <= t.hi:
             self.err("E207", f"{e.value} is outside {t}", e.span)
-        elif isinstance(t, PlayerT) and self.m.players and not 0 <= e.value < self.m.players.hi:
+        elif isinstance(t, PlayerT) and self._players_valid() and not 0 <= e.value < self.m.players.hi:
             self.err("E207", f"player {e.value} does not exist: seats are numbered 0 to players - 1", e.span)
 
     def expr(self, e, scope: Scope, expected: Type | None = None) -> Type | None:
