@@ -552,3 +552,12 @@ def test_an_invalid_player_range_is_one_error(tmp_path):
     path.write_text(open(TRICKS, encoding="utf-8").read().replace("players 3..4", "players 4..3"))
     r = run_cli("check", str(path))
     assert r.code == 2 and r.err.count("error[") == 1 and "error[E208]" in r.err, r
+
+
+def test_fuzz_names_its_default_database_when_it_cannot_be_written(tmp_path, monkeypatch):
+    # no --db was given, but the message said "--db: cannot write in ..."
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    r = run_cli("fuzz", TRICKS, "--examples", "1")
+    assert r.code == 2 and "the example database (--db): cannot write in" in r.err and "--no-db" in r.err, r

@@ -569,7 +569,8 @@ def cmd_fuzz(args) -> int:
     if args.max_steps > MAX_STEPS:
         raise UserError(error("E006", f"--max-steps {args.max_steps} is more than {MAX_STEPS}",
                               hint="Hypothesis keeps 8 KB of choices per example: about two per move"))
-    database = None if args.no_db else usable_folder(args.db or default_database(), "--db")
+    database = None if args.no_db else usable_folder(args.db or default_database(),
+                                                     "--db" if args.db else "the example database (--db)")
     if args.save_traces:
         usable_folder(args.save_traces, "--save-traces")
     reports = []

@@ -53,7 +53,7 @@ def usable_folder(path: str, flag: str) -> str:
     except OSError as exc:
         raise UserError(error("E008", f"{flag}: cannot write in '{path}': {exc.strerror}",
                               hint="choose a folder you can write in" +
-                                   (", or --no-db" if flag == "--db" else ""))) from None
+                                   (", or --no-db" if "--db" in flag else ""))) from None
     return path
 
 
