@@ -561,3 +561,10 @@ def test_fuzz_names_its_default_database_when_it_cannot_be_written(tmp_path, mon
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
     r = run_cli("fuzz", TRICKS, "--examples", "1")
     assert r.code == 2 and "the example database (--db): cannot write in" in r.err and "--no-db" in r.err, r
+
+
+def test_an_empty_spec_name_is_said_so():
+    # '' is the current folder to the system: "'' is a directory, not a .rules file"
+    for args in (["check", ""], ["simulate", ""]):
+        r = run_cli(*args)
+        assert r.code == 2 and "error[E001]: an empty file name" in r.err, r

@@ -60,6 +60,8 @@ class _DocCollector:
 
 def read_source(path: str) -> SourceFile:
     """Read a spec file as UTF-8 text; raises UserError (E001-E004) for anything unreadable."""
+    if not path:  # ('' is the current folder to the system)
+        raise UserError(error("E001", "an empty file name", hint="pass a .rules file"))
     p = Path(path)
     if not p.exists():
         if p.is_symlink():

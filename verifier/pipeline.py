@@ -54,6 +54,8 @@ def expand_paths(paths: list[str], default_dir: str | None = None) -> list[str]:
         paths = [default_dir]
     out: list[str] = []
     for p in paths:
+        if not p:  # ('' is the current folder to the system)
+            raise UserError(error("E001", "an empty file name", hint="pass one or more .rules files"))
         if os.path.isdir(p):
             found = find_rules_files(p)
             if not found:
