@@ -435,6 +435,12 @@ def _print_verify(path, spec, results, seconds, per_count=None) -> None:
             print("\n".join("    " + line for line in body))
 
 
+def _worker_start() -> None:
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 @contextlib.contextmanager
 def _workers(jobs: int):
     """A pool of worker processes that ends with the command: Ctrl-C, SIGTERM to this process alone
@@ -446,7 +452,8 @@ def _workers(jobs: int):
     def terminated(_signum, _frame):
         raise KeyboardInterrupt
     before = signal.signal(signal.SIGTERM, terminated)
-    pool = concurrent.futures.ProcessPoolExecutor(max_workers=jobs)
+    # a worker ends quietly when stopped: SIGTERM as the system's default there, not this handler
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, initializer=_worker_start)
     try:
         yield pool
     except BaseException:

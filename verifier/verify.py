@@ -783,6 +783,7 @@ class Verifier:
         except Unsupported as exc:
             self.setup_unencodable(exc.message)
             return self.results
+        self.no_parameters()
         self.assumed = self.budget(self.prove_invariants)
         self.budget(self.check_faults)
         if self.beyond_exact and self.enc.exact:
@@ -814,6 +815,22 @@ class Verifier:
         self.cross_check_simulation()
         self.cross_check_exploration()
         return self.results
+
+    def no_parameters(self) -> None:
+        """Where Z3 finds that no parameter values meet every `where` with this player count, the
+        game has no initial state: every proof would hold only vacuously, and every goal be out of
+        reach. That is the spec's mistake, told as the other commands tell it (ParamError, E305),
+        not a list of vacuous results."""
+        from .backends.interpreter import ParamError
+
+        wheres = [p for p in self.spec.params if p.where is not None]
+        if not wheres:
+            return
+        s = self.solver()
+        s.add(*self.pcons)
+        if s.check() == z3.unsat:
+            raise ParamError(f"no value of the parameters meets every `where` condition with {self.n} players "
+                             "(Z3 finds none)", wheres[0].span)
 
     def setup_unencodable(self, why: str) -> None:
         """The setup cannot be encoded, so Z3 proves nothing: every result a run has (each property,

@@ -64,6 +64,9 @@ class ParamError(Exception):
         super().__init__(message)
         self.span = span
 
+    def __reduce__(self):  # (from a worker process of verify --jobs, with its span)
+        return ParamError, (str(self), self.span)
+
 
 @dataclass
 class Violation:
