@@ -2042,10 +2042,8 @@ end fin cite "P" "p": x == 1
     assert r["no_deadlock"].to_json()["trace"] is not None  # a violation has its trace, even of the setup alone
 
 
-def test_a_deadlock_the_bounded_search_finds_ends_its_trace_as_a_deadlock():
-    # after a, x is 1: not the end (x == 2), and no move is legal. No random games, no search:
-    # the trace is the bounded search's, replayed; it ends as a simulated game's deadlock does
-    spec = compile_text("""
+# after a, x is 1: not the end (x == 2), and no move is legal
+STUCK_AFTER_A = """
 game g "G"
 players 2..2 cite "P" "p"
 var x: 0..2
@@ -2053,7 +2051,13 @@ init cite "P" "p" { x := 0 }
 /// A.
 action a() cite "P" "p" when x == 0 { x := 1 }
 end fin cite "P" "p": x == 2
-""")
+"""
+
+
+def test_a_deadlock_the_bounded_search_finds_ends_its_trace_as_a_deadlock():
+    # no random games, no search: the trace is the bounded search's, replayed; it ends as a
+    # simulated game's deadlock does
+    spec = compile_text(STUCK_AFTER_A)
     r = {x.property: x for x in Verifier(spec, 2, 3, 20, 0, explore=0).run()}
     d = r["no_deadlock"]
     assert d.status == "violated" and d.depth == 1, d.message
@@ -2790,15 +2794,7 @@ def test_a_simulated_deadlock_that_does_not_replay_is_not_reported():
     # does not end in a deadlock when replayed: it is not taken, the bounded search finds the real one
     from verifier.simulate import Finding, SimReport
 
-    spec = compile_text("""
-game g "G"
-players 2..2 cite "P" "p"
-var x: 0..2
-init cite "P" "p" { x := 0 }
-/// A.
-action a() cite "P" "p" when x == 0 { x := 1 }
-end fin cite "P" "p": x == 2
-""")
+    spec = compile_text(STUCK_AFTER_A)
     v = Verifier(spec, 2, 3, 20, 0, explore=0)
     bogus = Finding("deadlock", "deadlock", "deadlock", "a deadlock at the setup", seed="s", moves=[])
     v._sim = SimReport(spec, 2, "s", 1, findings={"deadlock": bogus})
