@@ -571,3 +571,13 @@ def test_an_empty_spec_name_is_said_so():
     for args in (["check", ""], ["simulate", ""]):
         r = run_cli(*args)
         assert r.code == 2 and "error[E001]: an empty file name" in r.err, r
+
+
+def test_a_missing_spec_s_hint_compares_names_without_rules(tmp_path):
+    # every spec name ends in .rules, which made nonexist.rules "close" to comment.rules
+    for name in ("comment.rules", "little_tricks.rules"):
+        (tmp_path / name).write_text("")
+    r = run_cli("check", str(tmp_path / "nonexist.rules"))
+    assert r.code == 2 and "did you mean" not in r.err, r
+    r = run_cli("check", str(tmp_path / "litle_tricks.rules"))
+    assert r.code == 2 and "did you mean 'little_tricks.rules'?" in r.err, r

@@ -143,11 +143,13 @@ def decode_source(path: str, data: bytes) -> SourceFile:
 def _missing_hint(p: Path) -> str | None:
     parent = p.parent if str(p.parent) else Path(".")
     if parent.is_dir():
-        names = [c.name for c in parent.iterdir() if c.suffix == ".rules"]
-        from .diagnostics import did_you_mean
-        hint = did_you_mean(p.name, names)
-        if hint:
-            return hint
+        # the names without their common .rules, which made any two names look alike
+        # (nonexist.rules suggested comment.rules)
+        stems = {c.stem: c.name for c in parent.iterdir() if c.suffix == ".rules"}
+        import difflib
+        close = difflib.get_close_matches(p.stem if p.suffix == ".rules" else p.name, sorted(stems), n=1, cutoff=0.6)
+        if close:
+            return f"did you mean '{stems[close[0]]}'?"
     return "check the path; spec files end in .rules"
 
 
