@@ -464,6 +464,16 @@ def test_a_quote_matches_a_rulebook_in_decomposed_umlauts_or_with_ligatures(tmp_
     (tmp_path / "rulebook.md").write_text(book, encoding="utf-8")
     r = run_cli("check", str(tmp_path / "t.rules"), "--no-scenarios")
     assert r.code == 0 and "citations checked" in r.out, r
+    # but what reads differently does not match: "10²" is not "102" (NFKC would make it so)
+    (tmp_path / "t.rules").write_text(text.replace("für drei oder vier; the first player", "102 players"), encoding="utf-8")
+    (tmp_path / "rulebook.md").write_text(book.replace("; the \ufb01rst player", "; 10\u00b2 players"), encoding="utf-8")
+    r = run_cli("check", str(tmp_path / "t.rules"), "--no-scenarios")
+    assert r.code == 2 and "error[E306]" in r.err and "102 players" in r.err, r
+    # a rulebook in Latin-1 is text: an ASCII quote is found in it (only a PDF or NUL bytes are not text)
+    (tmp_path / "rulebook.md").write_bytes(book.replace("; the \ufb01rst player", "; 102 players").encode("latin-1",
+                                                                                                     "replace"))
+    r = run_cli("check", str(tmp_path / "t.rules"), "--no-scenarios")
+    assert "error[E307]" not in r.err and "102 players" not in r.err, r
 
 
 def test_verify_jobs_stops_its_workers_when_terminated(tmp_path):
@@ -581,3 +591,49 @@ def test_a_missing_spec_s_hint_compares_names_without_rules(tmp_path):
     assert r.code == 2 and "did you mean" not in r.err, r
     r = run_cli("check", str(tmp_path / "litle_tricks.rules"))
     assert r.code == 2 and "did you mean 'little_tricks.rules'?" in r.err, r
+
+
+def test_a_trace_can_be_piped_in(tmp_path):
+    # `cat t.json | rulespec replay SPEC /dev/stdin` and `<(...)` are pipes, not regular files
+    trace = tmp_path / "game.itf.json"
+    assert run_cli("play", TRICKS, "--players", "3", "--save-trace", str(trace), stdin="r\n" * 20 + "q\n").code == 0
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.run([sys.executable, "-m", "verifier", "replay", TRICKS, "/dev/stdin"], input=trace.read_bytes(),
+                       capture_output=True, env=env, cwd=ROOT)
+    assert p.returncode == 0 and b"replayed 20 moves" in p.stdout, p
+
+
+def test_a_folder_inside_that_cannot_be_read_is_passed_over(tmp_path, monkeypatch):
+    # someone else's folder inside the project: its .rules files are left out, the others checked
+    (tmp_path / "a.rules").write_text(open(TRICKS, encoding="utf-8").read())
+    walk = os.walk
+
+    def walk_refusing_a_subfolder(top, onerror=None, **kw):
+        onerror(PermissionError(13, "Permission denied", str(tmp_path / "theirs")))
+        yield from walk(top, onerror=onerror, **kw)
+    monkeypatch.setattr(os, "walk", walk_refusing_a_subfolder)
+    r = run_cli("check", "--no-scenarios", str(tmp_path))
+    assert r.code == 0 and "a.rules: ok" in r.out, r
+
+
+def test_diff_writes_its_page_when_the_report_s_reader_went_away(tmp_path, monkeypatch):
+    from verifier import diff
+    page = tmp_path / "r.md"
+
+    def closed(_report):
+        raise BrokenPipeError
+    monkeypatch.setattr(diff, "render_text", closed)
+    r = run_cli("diff", TRICKS, TRICKS, "--games", "1", "--timeout", "2", "--markdown", str(page))
+    assert r.code == 141 and page.exists() and "written by rulespec diff" in page.read_text(), r
+
+
+def test_a_full_disk_is_an_output_that_cannot_be_written(monkeypatch):
+    import errno
+
+    from verifier import commands
+
+    def full(_args):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(commands, "cmd_check", full)
+    r = run_cli("check", TRICKS)
+    assert r.code == 2 and "error[E008]: cannot write the output: No space left on device" in r.err, r

@@ -136,7 +136,7 @@ def test_bad_results_file_exits_2(tmp_path, content, message):
 def test_results_and_diff_files_are_read_as_the_specs_are(tmp_path):
     # a broken JSON file shows its line with a caret (the place was only in the message); a BOM is
     # taken, as in a spec (it was refused); bytes that are not UTF-8 are E002 at the byte (E001);
-    # a device is not read without end
+    # a device is not read without end (its first 50 MB at most)
     res = tmp_path / "bad.json"
     res.write_text('{"ok": true,\n "specs": [\n  {"spec": 3\n')
     r, out = _gen(tmp_path, "--results", str(res))
@@ -150,7 +150,7 @@ def test_results_and_diff_files_are_read_as_the_specs_are(tmp_path):
     r, out = _gen(tmp_path, "--diff", str(latin))
     assert r.code == 2 and f"{latin}:1:4: error[E002]" in r.err, r
     r, out = _gen(tmp_path, "--diff", "/dev/zero")
-    assert r.code == 2 and "error[E001]" in r.err and "not a regular file" in r.err, r
+    assert r.code == 2 and "error[E003]" in r.err and "larger than 50 MB" in r.err, r
 
 
 def test_missing_results_or_diff_file_exits_2(tmp_path):

@@ -22,10 +22,14 @@ _QUOTES = str.maketrans({"»": '"', "«": '"', "„": '"', "“": '"', "”": '"
                          "–": "-", "—": "-", "\u00ad": None, "\u00a0": " "})
 
 
+_LIGATURES = {c: unicodedata.normalize("NFKC", chr(c)) for c in range(0xFB00, 0xFB07)}  # ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ
+
+
 def normalize(text: str) -> str:
-    # NFKC first: a rulebook extracted from a PDF or written on a Mac may spell "für" as u and a
-    # combining diaeresis, or "first" with the ligature ﬁ; the quote typed in a spec reads the same
-    text = unicodedata.normalize("NFKC", text).translate(_QUOTES).lower()
+    # a rulebook extracted from a PDF or written on a Mac may spell "für" as u and a combining
+    # diaeresis (NFC composes it), or "first" with the ligature ﬁ (its letters); the quote typed in
+    # a spec reads the same. Not NFKC: it would make "10²" match "102" and "③" match "3"
+    text = unicodedata.normalize("NFC", text).translate(_LIGATURES).translate(_QUOTES).lower()
     text = re.sub(r"[*_`]", "", text)
     text = re.sub(r"(\w)-\s*\n\s*(\w)", r"\1\2", text)       # hyphenation at a line end
     text = re.sub(r"\s+", " ", text)
@@ -67,13 +71,14 @@ def rulebook_folder(option: str | None) -> str | None:
 
 
 def load_rulebook(path: str) -> Rulebook | None:
-    """The rulebook's text, or None when the file is not text (a PDF, say: NUL bytes, or mostly
-    bytes that are not UTF-8), where every quote would fail to be found."""
+    """The rulebook's text, or None when the file is not text (a PDF, or NUL bytes), where every
+    quote would fail to be found. Bytes that are not UTF-8 (a Latin-1 text) are read as U+FFFD:
+    an ASCII quote is still found."""
     with open(path, "rb") as f:
         data = f.read()
-    text = data.decode("utf-8", errors="replace")
-    if b"\x00" in data or text.count("\ufffd") > max(8, len(text) // 100):
+    if data.startswith(b"%PDF") or b"\x00" in data:
         return None
+    text = data.decode("utf-8", errors="replace")
     return Rulebook(path, text, normalize(text), _loose(text))
 
 

@@ -336,7 +336,12 @@ def main(argv: list[str] | None = None) -> int:
         if exc.errno not in USERS_FILES:
             return internal_error(exc)
         # a file or folder of the user's that the system refuses (permissions, a name too long, a
-        # loop of links), wherever rulespec meets it: the user's input, not a bug
+        # loop of links), wherever rulespec meets it: the user's input, not a bug; a full disk or
+        # a read-only file system refuses an output (E008)
+        if exc.errno in (errno.ENOSPC, errno.EROFS, errno.EDQUOT):
+            where = f" '{exc.filename}'" if exc.filename is not None else ""
+            return main_error(UserError(error("E008", f"cannot write the output{where}: {exc.strerror or exc}",
+                                              hint="free some space, or write elsewhere")), argv)
         name = f"'{exc.filename}'" if exc.filename is not None else "a file"
         return main_error(UserError(error("E001", f"cannot use {name}: {exc.strerror or exc}",
                                           hint="check the path and its permissions")), argv)

@@ -502,11 +502,17 @@ def cmd_diff(args) -> int:
             done[0] += 1
             bar(done[0])
         report = compare(a, b, counts, float(args.timeout), max(args.games, 0), tick)
-    # the report first: a page that cannot be written after all (checked before the work) loses nothing
-    if args.json:
-        emit_json(report.to_json())
-    else:
-        print(render_text(report))
+    # the report first: a page that cannot be written after all (checked before the work) loses nothing;
+    # and the page is written when the report's reader went away (| head)
+    try:
+        if args.json:
+            emit_json(report.to_json())
+        else:
+            print(render_text(report))
+    except BrokenPipeError:
+        if args.markdown:
+            _write_markdown(args.markdown, MARKDOWN_MARK + "\n" + render_markdown(report))
+        raise
     if args.markdown:
         _write_markdown(args.markdown, MARKDOWN_MARK + "\n" + render_markdown(report))
         if not args.json:

@@ -88,15 +88,13 @@ def read_source(path: str) -> SourceFile:
 
 def read_text(path: str, what: str, limit: int, hint: str) -> SourceFile:
     """A file of the user's other than a spec (a trace, a results file, a difference report): read
-    as UTF-8 text (a BOM allowed) up to `limit` bytes, whatever the file is (/dev/zero, a device,
-    a FIFO's endless stream), and kept for diagnostics that quote it. E001 where it cannot be read,
-    E002 at its first byte that is not UTF-8, E003 where it is larger."""
+    as UTF-8 text (a BOM allowed) up to `limit` bytes, whatever the file is (a pipe such as
+    /dev/stdin or <(...) is read; /dev/zero stops at the limit), and kept for diagnostics that quote
+    it. E001 where it cannot be read, E002 at its first byte that is not UTF-8, E003 where it is larger."""
     if not os.path.exists(path):
         raise UserError(error("E001", f"no such file: '{path}'", hint=hint))
     if os.path.isdir(path):
         raise UserError(error("E001", f"'{path}' is a directory, not {what}", hint=hint))
-    if not os.path.isfile(path):
-        raise UserError(error("E001", f"'{path}' is not a regular file", hint=hint))
     try:
         with open(path, "rb") as f:
             data = f.read(limit + 1)
@@ -849,12 +847,14 @@ class _Builder(Transformer_NonRecursive):
 
 
 def find_rules_files(path: str) -> list[str]:
-    """The .rules files under a directory, sorted; [] when there are none. A folder that cannot be
-    read raises its error (os.walk dropped it: an unreadable folder looked empty)."""
+    """The .rules files under a directory, sorted; [] when there are none. The folder given that
+    cannot be read raises its error (os.walk dropped it: an unreadable folder looked empty); a
+    folder inside it that cannot be read (someone else's) is passed over, as before."""
     out = []
 
     def unreadable(exc: OSError):
-        raise exc
+        if os.path.abspath(exc.filename or "") == os.path.abspath(path):
+            raise exc
 
     for root, _dirs, files in os.walk(path, onerror=unreadable):
         out.extend(os.path.join(root, f) for f in files if f.endswith(".rules"))
