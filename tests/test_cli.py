@@ -485,9 +485,17 @@ def test_verify_jobs_stops_its_workers_when_terminated(tmp_path):
     p = subprocess.Popen([sys.executable, "-m", "verifier", "verify", TRICKS, "--jobs", "2", "--games", "2"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT, start_new_session=True)
 
-    def group() -> list[str]:
-        ps = subprocess.run(["ps", "-o", "pid=", "-g", str(p.pid)], capture_output=True, text=True)
-        return ps.stdout.split()
+    def group() -> list[str]:  # the live processes of its process group, from /proc
+        found = []
+        for entry in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if entry.isdigit() and fields[2] == str(p.pid) and fields[0] != "Z":  # (pgrp; not a zombie)
+                found.append(entry)
+        return found
     try:
         deadline = time.time() + 60
         while len(group()) < 3 and time.time() < deadline:  # the main process and its 2 workers
@@ -503,7 +511,10 @@ def test_verify_jobs_stops_its_workers_when_terminated(tmp_path):
         err = p.stderr.read().decode()
         assert "interrupted" in err and "Traceback" not in err, err  # (the workers end quietly)
     finally:
-        subprocess.run(["kill", "-9", "--", f"-{p.pid}"], capture_output=True)
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def test_a_rulebook_not_found_points_at_the_source_line(tmp_path):
