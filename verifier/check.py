@@ -145,7 +145,7 @@ class Checker:
                      hint='declare the player counts, e.g. `players 3..5 cite "Rules" "3-5 players"`')
         else:
             p = self.m.players
-            if p.lo < 1 or p.hi < p.lo or p.hi > 64:
+            if not self._players_valid():
                 self.err("E208", f"invalid player count range {p.lo}..{p.hi}", p.span,
                          hint="use a range such as 3..5 (at most 64 players)")
         if not any(isinstance(d, ast.InitDecl) for d in decls):

@@ -22,14 +22,15 @@ _QUOTES = str.maketrans({"»": '"', "«": '"', "„": '"', "“": '"', "”": '"
                          "–": "-", "—": "-", "\u00ad": None, "\u00a0": " "})
 
 
-_LIGATURES = {c: unicodedata.normalize("NFKC", chr(c)) for c in range(0xFB00, 0xFB07)}  # ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ
+# ... and the ligatures ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ as their letters
+_QUOTES.update({c: unicodedata.normalize("NFKC", chr(c)) for c in range(0xFB00, 0xFB07)})
 
 
 def normalize(text: str) -> str:
     # a rulebook extracted from a PDF or written on a Mac may spell "für" as u and a combining
     # diaeresis (NFC composes it), or "first" with the ligature ﬁ (its letters); the quote typed in
     # a spec reads the same. Not NFKC: it would make "10²" match "102" and "③" match "3"
-    text = unicodedata.normalize("NFC", text).translate(_LIGATURES).translate(_QUOTES).lower()
+    text = unicodedata.normalize("NFC", text).translate(_QUOTES).lower()
     text = re.sub(r"[*_`]", "", text)
     text = re.sub(r"(\w)-\s*\n\s*(\w)", r"\1\2", text)       # hyphenation at a line end
     text = re.sub(r"\s+", " ", text)

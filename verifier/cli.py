@@ -17,9 +17,10 @@ from . import __version__
 from .diagnostics import Diagnostic, UserError, error
 
 EXIT_OK, EXIT_FOUND, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
-# the system's refusals of a user's file or folder (errno), E001 wherever they are met
-USERS_FILES = {errno.EACCES, errno.EPERM, errno.ENAMETOOLONG, errno.ELOOP, errno.ENOTDIR, errno.EROFS, errno.ENOSPC,
-               errno.EDQUOT}
+# the system's refusals of a user's file or folder (errno), wherever they are met: E008 for an
+# output it cannot take (a full disk, a read-only file system), E001 for the others
+OUTPUT_REFUSED = {errno.ENOSPC, errno.EROFS, errno.EDQUOT}
+USERS_FILES = {errno.EACCES, errno.EPERM, errno.ENAMETOOLONG, errno.ELOOP, errno.ENOTDIR} | OUTPUT_REFUSED
 EXIT_PIPE = 141  # the reader of the output went away (a closed pipe): 128 + SIGPIPE, as the shell's tools
 
 
@@ -338,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
         # a file or folder of the user's that the system refuses (permissions, a name too long, a
         # loop of links), wherever rulespec meets it: the user's input, not a bug; a full disk or
         # a read-only file system refuses an output (E008)
-        if exc.errno in (errno.ENOSPC, errno.EROFS, errno.EDQUOT):
+        if exc.errno in OUTPUT_REFUSED:
             where = f" '{exc.filename}'" if exc.filename is not None else ""
             return main_error(UserError(error("E008", f"cannot write the output{where}: {exc.strerror or exc}",
                                               hint="free some space, or write elsewhere")), argv)

@@ -9,7 +9,7 @@ import sys
 
 from .cli import EXIT_FOUND, EXIT_INPUT, EXIT_OK, emit_json, print_diagnostics
 from .diagnostics import UserError, error
-from .pipeline import expand_paths, load, load_spec
+from .pipeline import can_create_folder, expand_paths, load, load_spec
 from .trace import moves_text
 
 
@@ -137,7 +137,7 @@ def cmd_simulate(args) -> int:
         raise UserError(error("E008", f"--save-traces: '{args.save_traces}' exists and is not a folder",
                               hint="--save-traces takes a folder (it is created if missing)"))
     if args.save_traces:
-        _can_create(args.save_traces, "--save-traces")
+        can_create_folder(args.save_traces, "--save-traces")
     reports = []
     for n in counts:
         with progress_bar(args.games, f"{spec.label} {n} players") as bar:
@@ -212,22 +212,6 @@ def _print_sim(rep, traces, saved) -> None:
             lines = lines[:8] + [f"      … {len(lines) - 48} lines …"] + lines[-40:]
         print("\n".join("    " + line for line in lines))
         print(f"    => {f.message}")
-
-
-def _can_create(path: str, flag: str) -> None:
-    """A folder that is there, or can be made (its nearest existing parent a writable folder),
-    checked before the work whose results go there: else E008 (exit 2)."""
-    if os.path.islink(path) and not os.path.exists(path):
-        raise UserError(error("E008", f"{flag}: '{path}' is a link to nothing", hint=f"{flag} takes a folder"))
-    parent = os.path.abspath(path)
-    while not os.path.exists(parent):
-        parent = os.path.dirname(parent)
-    if not os.path.isdir(parent):
-        raise UserError(error("E008", f"{flag}: cannot write in '{path}': '{parent}' is a file, not a folder",
-                              hint=f"{flag} takes a folder (it is created if missing)"))
-    if not os.access(parent, os.W_OK):
-        raise UserError(error("E008", f"{flag}: cannot write in '{path}': '{parent}' is not writable",
-                              hint="choose a folder you can write in"))
 
 
 def _save_traces(folder: str, spec, traces) -> dict:
@@ -502,6 +486,9 @@ def cmd_diff(args) -> int:
             done[0] += 1
             bar(done[0])
         report = compare(a, b, counts, float(args.timeout), max(args.games, 0), tick)
+    def page():
+        if args.markdown:
+            _write_markdown(args.markdown, MARKDOWN_MARK + "\n" + render_markdown(report))
     # the report first: a page that cannot be written after all (checked before the work) loses nothing;
     # and the page is written when the report's reader went away (| head)
     try:
@@ -510,13 +497,11 @@ def cmd_diff(args) -> int:
         else:
             print(render_text(report))
     except BrokenPipeError:
-        if args.markdown:
-            _write_markdown(args.markdown, MARKDOWN_MARK + "\n" + render_markdown(report))
+        page()
         raise
-    if args.markdown:
-        _write_markdown(args.markdown, MARKDOWN_MARK + "\n" + render_markdown(report))
-        if not args.json:
-            print(f"\nMarkdown report written to {args.markdown}")
+    page()
+    if args.markdown and not args.json:
+        print(f"\nMarkdown report written to {args.markdown}")
     return EXIT_FOUND if report.found else EXIT_OK
 
 

@@ -21,6 +21,7 @@ from . import __version__, ir
 from .diagnostics import UserError, error
 from .diagram import phase_graph, render_svg
 from .markdown import anchor, code, fence, md, quoted, table
+from .pipeline import can_create_folder
 from .prose import Item, Prose, cite_text, render_items
 from .results import Result, ResultsIndex, simulated_results
 from .source import Span, lookup
@@ -76,12 +77,7 @@ def check_out(out: str) -> list[str]:
             raise UserError(error("E008", f"'{out}' holds files that rulespec docs did not write: "
                                   + ", ".join(sorted(foreign)[:5]) + (" ..." if len(foreign) > 5 else ""),
                                   hint="move them away, or give another folder"))
-    parent = os.path.abspath(out)
-    while not os.path.exists(parent):
-        parent = os.path.dirname(parent)
-    if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
-        raise UserError(error("E008", f"cannot write to '{out}': '{parent}' is not a folder you can write in",
-                              hint="choose a folder you can write to"))
+    can_create_folder(out, "--out")
     return listed
 
 

@@ -102,21 +102,13 @@ def read_text(path: str, what: str, limit: int, hint: str) -> SourceFile:
         raise UserError(error("E001", f"cannot read '{path}': {exc.strerror or exc}", hint=hint)) from None
     if len(data) > limit:
         raise UserError(error("E003", f"'{path}' is larger than {limit / 1e6:g} MB, too large for {what}", hint=hint))
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        shown = SourceFile(path, data.decode("utf-8", errors="replace"))
-        register(shown)
-        at = len(data[:exc.start].decode("utf-8", errors="replace"))
-        raise UserError(error("E002", f"'{path}' is not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start}",
-                              shown.span_at(at), hint=hint)) from None
-    source = SourceFile(path, text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n"))
-    register(source)
-    return source
+    return decode_source(path, data, hint, nul_ok=True)
 
 
-def decode_source(path: str, data: bytes) -> SourceFile:
-    """Decode bytes as UTF-8 (a BOM is allowed); raises UserError E002/E004 on failure."""
+def decode_source(path: str, data: bytes, hint: str = "save the file as UTF-8 text; is it a .rules file?",
+                  nul_ok: bool = False) -> SourceFile:
+    """Decode bytes as UTF-8 (a BOM is allowed) into a SourceFile kept for diagnostics; raises
+    UserError E002 at the first byte that is not UTF-8, or at a NUL byte unless `nul_ok`."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -126,12 +118,11 @@ def decode_source(path: str, data: bytes) -> SourceFile:
         prefix = data[:exc.start].decode("utf-8", errors="replace")
         raise UserError(error(
             "E002", f"byte 0x{data[exc.start]:02x} at offset {exc.start} is not valid UTF-8",
-            source.span_at(len(prefix)),
-            hint="save the file as UTF-8 text; is it a .rules file?")) from None
+            source.span_at(len(prefix)), hint=hint)) from None
     text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     source = SourceFile(path, text)
     register(source)
-    if "\x00" in text:
+    if not nul_ok and "\x00" in text:
         raise UserError(error("E002", "the file contains NUL bytes: it is not a text file",
                               source.span_at(text.index("\x00")),
                               hint="pass a .rules text file"))

@@ -65,3 +65,19 @@ def expand_paths(paths: list[str], default_dir: str | None = None) -> list[str]:
         else:
             out.append(p)
     return out
+
+
+def can_create_folder(path: str, flag: str) -> None:
+    """A folder that is there, or can be made (its nearest existing parent a writable folder),
+    checked before the work whose results go there: else E008 (exit 2)."""
+    if os.path.islink(path) and not os.path.exists(path):
+        raise UserError(error("E008", f"{flag}: '{path}' is a link to nothing", hint=f"{flag} takes a folder"))
+    parent = os.path.abspath(path)
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise UserError(error("E008", f"{flag}: cannot write in '{path}': '{parent}' is a file, not a folder",
+                              hint=f"{flag} takes a folder (it is created if missing)"))
+    if not os.access(parent, os.W_OK):
+        raise UserError(error("E008", f"{flag}: cannot write in '{path}': '{parent}' is not writable",
+                              hint="choose a folder you can write in"))

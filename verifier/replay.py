@@ -155,10 +155,10 @@ def replay(spec: ir.Spec, path: str) -> ReplayResult:
         if not isinstance(picks, dict):
             bad(f'state {i}: "mbt::nondetPicks" must map argument names to values', i)
         args = []
+        pnames = [pname for pname, _t in action.params]
         for key in picks:  # a misspelt argument was ignored, and the move checked without it
-            if key not in {pname for pname, _t in action.params}:
-                bad(f"state {i}: {name} has no argument '{key}'", i,
-                    hint=did_you_mean(key, [pname for pname, _t in action.params]))
+            if key not in pnames:
+                bad(f"state {i}: {name} has no argument '{key}'", i, hint=did_you_mean(key, pnames))
         for pname, ptype in action.params:
             if pname not in picks:
                 bad(f"state {i}: {name} needs the argument '{pname}'", i)

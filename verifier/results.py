@@ -14,8 +14,10 @@ import os
 from dataclasses import dataclass, field
 
 from .diagnostics import UserError, error
+from .parse import read_text
 from .source import Span
 
+HINT = "--results takes the output of `rulespec verify SPEC --json`"
 STATUSES = ("proved", "bounded", "tested", "violated", "unknown", "reachable", "unreachable")
 KINDS = ("invariant", "reachable", "terminates", "bound", "undecided", "deadlock", "fault", "action")
 
@@ -79,7 +81,7 @@ class ResultsIndex:
 
 def _bad(path: str, where: str, message: str) -> UserError:
     return UserError(error("E009", f"{path}: {where}: {message}" if where else f"{path}: {message}",
-                           hint="--results takes the output of `rulespec verify SPEC --json`"))
+                           hint=HINT))
 
 
 def _trace(path: str, where: str, t) -> dict | None:
@@ -99,14 +101,12 @@ def read_results(paths: list[str]) -> ResultsIndex:
     """Read verify JSON files; a file that is missing or not of that shape is E001 / E009 (exit 2)."""
     entries: list[SpecResults] = []
     for path in paths:
-        from .parse import read_text
-        text = read_text(path, "a results file", 50_000_000, "--results takes the output of `rulespec verify SPEC --json`").text
+        text = read_text(path, "a results file", 50_000_000, HINT).text
         try:
             doc = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise UserError(error("E009", f"{path}: not JSON ({exc.msg})", Span(path, exc.lineno, exc.colno, exc.lineno,
-                                                                               exc.colno + 1),
-                                  hint="--results takes the output of `rulespec verify SPEC --json`")) from None
+            span = Span(path, exc.lineno, exc.colno, exc.lineno, exc.colno + 1)
+            raise UserError(error("E009", f"{path}: not JSON ({exc.msg})", span, hint=HINT)) from None
         except ValueError:  # (a number of more than 4,300 digits)
             raise _bad(path, "", "not a results file (a number of more than 4,300 digits)") from None
         except RecursionError:
