@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -12,6 +13,11 @@ import pytest
 from conftest import EXAMPLES, FAULTY_CONST, ROOT, run_cli
 
 TRICKS = str(next(p for p in EXAMPLES if p.name == "little_tricks.rules"))
+
+
+def copy_rulebook(folder):
+    """little_tricks' rulebook next to a copy of it: with $RULESPEC_RULEBOOKS set (as in CI) a missing one is E307."""
+    shutil.copy(os.path.join(os.path.dirname(TRICKS), "rulebook.md"), folder)
 
 
 def test_check_examples_ok():
@@ -43,7 +49,7 @@ def test_failing_scenario_exits_1(tmp_path):
     text = open(TRICKS).read().replace("expect round == 2", "expect round == 3")
     path = tmp_path / "t.rules"
     path.write_text(text)
-    (tmp_path / "rulebook.md").write_text(open(os.path.join(os.path.dirname(TRICKS), "rulebook.md")).read())
+    copy_rulebook(tmp_path)
     r = run_cli("check", str(path))
     assert r.code == 1 and "exact_bid_scores FAILED" in r.out and "round == 3" in r.out
 
@@ -537,6 +543,7 @@ def test_a_file_name_that_is_not_utf8_is_shown_escaped(tmp_path):
     # under a strict UTF-8 locale (de_DE.UTF-8) printing such a name was an internal error, exit 3
     name = os.fsdecode(b"caf\xe9.rules")
     (tmp_path / name).write_text(open(TRICKS, encoding="utf-8").read(), encoding="utf-8")
+    copy_rulebook(tmp_path)
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8:strict")
     for path, code in ((tmp_path / name, 0), (tmp_path / os.fsdecode(b"nothere\xe9.rules"), 2)):
         p = subprocess.run([sys.executable, "-m", "verifier", "check", "--no-scenarios", os.fsencode(path)],
@@ -617,6 +624,7 @@ def test_a_trace_can_be_piped_in(tmp_path):
 def test_a_folder_inside_that_cannot_be_read_is_passed_over(tmp_path, monkeypatch):
     # someone else's folder inside the project: its .rules files are left out, the others checked
     (tmp_path / "a.rules").write_text(open(TRICKS, encoding="utf-8").read())
+    copy_rulebook(tmp_path)
     walk = os.walk
 
     def walk_refusing_a_subfolder(top, onerror=None, **kw):
