@@ -186,3 +186,34 @@ def test_processes_of_jobs_share_the_store(tmp_path):
     statuses = [sorted((r["players"], r["property"], r["status"]) for r in doc["specs"][0]["results"])
                 for doc in (json.loads(first.out), again)]
     assert statuses[0] == statuses[1] and {p for p, *_ in statuses[0]} == {2, 3}
+
+
+def test_a_play_s_values_are_kept_as_tagged_json_and_read_back_equal(tmp_path):
+    from verifier.answers import _decode, _encode
+
+    moves = [(0, (1, 6)), (1, (frozenset({2, 0}), True)), (7, ()), (3, ("x", None, [1, (2,)]))]
+    params = [[(5, 3, 4), (1, 0, 2)], 3, frozenset(), 0]
+    store = Answers(tmp_path / "a.db")
+    store.add_play("g|e|3", "goal", "seed", params, moves)
+    assert Answers(tmp_path / "a.db").plays("g|e|3") == {"goal": ("seed", params, moves)}
+    assert _decode(json.loads(json.dumps(_encode(moves)))) == moves
+    store.add_play("g|e|3", "other", "seed", [{"a": 1}], moves)  # a value tagged JSON cannot hold: not kept
+    assert set(store.plays("g|e|3")) == {"goal"} and store.plays("g|e|4") == {}
+    for bad in ('[1, 2]', '{"t": [1], "l": [2]}', '{"q": [1]}', '{"f": [{"l": []}]}', 'not json'):
+        store._db.execute("insert or replace into plays values ('g|e|3', 'bad', 's', '[]', ?)", (bad,))
+        assert set(store.plays("g|e|3")) == {"goal"}, bad  # a row that does not decode is left out
+
+
+def test_verify_answers_counts_the_plays_it_replays(tmp_path):
+    from test_explore import CLIMB
+
+    spec = tmp_path / "climb.rules"
+    spec.write_text(CLIMB)
+    args = ("verify", str(spec), "--depth", "2", "--games", "5", "--answers", str(tmp_path / "a.db"))
+    first = json.loads(run_cli(*args, "--json").out)["answers"]
+    again = run_cli(*args, "--json")
+    use = json.loads(again.out)["answers"]
+    assert first["plays_added"] == 3 and first["plays_reused"] == 0 and use["plays_reused"] == 3, again
+    assert use["plays_added"] == 0
+    r = run_cli(*args)
+    assert r.code == 0 and "3 plays of the directed search replayed from it instead of searched for (0 added)" in r.out, r

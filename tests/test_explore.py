@@ -1025,3 +1025,49 @@ def test_an_action_z3_calls_never_enabled_that_the_directed_search_played_is_rep
     assert r["enabled:fall"].status == "unknown", r["enabled:fall"].message
     assert "Z3 proved it never enabled, but the directed search played it" in r["enabled:fall"].message
     assert r["enabled:fall"].trace is not None and len(r["enabled:fall"].trace) == r["enabled:fall"].depth
+
+
+def _climb_run(store, text=CLIMB):
+    v = Verifier(compile_text(text), 2, 8, 20, 100, answers=store)
+    return v, {x.property: x for x in v.run()}
+
+
+def test_a_second_run_replays_the_plays_kept_in_the_store_instead_of_searching(tmp_path):
+    from verifier.answers import Answers
+
+    first_store = Answers(tmp_path / "a.db")
+    v1, first = _climb_run(first_store)
+    assert v1._explored.moves > 0 and first_store.plays_added == 3 and first_store.plays_reused == 0
+    store = Answers(tmp_path / "a.db")
+    v2, again = _climb_run(store)
+    assert v2._explored.moves == 0 and store.plays_reused == 3 and store.plays_added == 0  # no search at all
+    for name, r in first.items():
+        assert (again[name].status, again[name].depth) == (r.status, r.depth), name
+    for name in ("summit", "below", next(n for n, r in first.items() if r.kind == "undecided")):
+        assert "a directed search of" in first[name].message and "kept in a.db by an earlier run" in again[name].message
+        assert again[name].trace is not None and len(again[name].trace) == len(first[name].trace)
+    assert "directed search" not in again["below"].message and again["below"].trace.outcome["kind"] == "violation"
+
+
+def test_a_kept_play_that_no_longer_reaches_its_goal_is_searched_for_again(tmp_path):
+    # the goal's expression changed (the summit is higher): the kept play replays but does not reach
+    # it, so it is not trusted; a play of moves no game lists and one with a parameter too many
+    # are passed over
+    from verifier.answers import Answers
+
+    _climb_run(Answers(tmp_path / "a.db"))
+    store = Answers(tmp_path / "a.db")
+    scope = "climb||2"
+    kept = store.plays(scope)
+    assert set(kept) == {"summit", "violation:below", next(k for k in kept if k.startswith("gap:"))}
+    # thirty-six ups by a player 7 of 2: each passes up's guard, none is a legal move of the game
+    store.add_play(scope, "violation:below", kept["violation:below"][0], [], [(0, (7,))] * 36)
+    gap = next(k for k in kept if k.startswith("gap:"))
+    store.add_play(scope, gap, kept[gap][0], [7], kept[gap][2])  # a parameter the spec does not have
+    higher = CLIMB.replace("height >= 30", "height >= 33")
+    v, r = _climb_run(store, higher)
+    assert store.plays_reused == 0 and v._explored.moves > 0
+    assert r["summit"].status == "reachable" and "a directed search of" in r["summit"].message
+    assert r["below"].status == "violated" and "a directed search of" in r["below"].message
+    assert "a directed search of" in r[gap].message
+    assert len(Answers(tmp_path / "a.db").plays(scope)["summit"][2]) >= 33  # the new play replaced the old one

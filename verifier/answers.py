@@ -17,11 +17,20 @@ that a resumed run splits at once instead of waiting for the same time-out again
 The store is one SQLite file, stamped as rulespec's: several processes may read and add at
 once, and an answer is written as soon as it is found, so a run that is stopped keeps what it
 settled. A file that is not such a store is refused and left as it was.
+
+It also keeps the plays the directed search found (per game, player count and goal: a
+reachability goal, an invariant's violation, an undecided point), so that a later run replays a
+kept play instead of searching again. A play is kept as its seed, parameters and moves, and is
+trusted only after it replays in the run's own spec and does there what it claims; one that no
+longer does (the spec changed) is passed over and searched for anew. Its values are written as
+tagged JSON (tuples, lists, sets and frozensets of numbers, strings and booleans), never pickled:
+a store from elsewhere cannot run code.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sqlite3
 from pathlib import Path
@@ -155,6 +164,8 @@ class Answers:
                 raise NotAStore("not written by rulespec verify --answers")
             else:  # a store written before brief tries were kept
                 self._db.execute("create table if not exists brief (key text primary key, ms integer)")
+            self._db.execute("create table if not exists plays (scope text, goal text, seed text, params text, "
+                             "moves text, primary key (scope, goal))")
             damage = self._db.execute("pragma quick_check").fetchone()[0]
             if damage != "ok":  # (a damaged page: the store's count or a lookup failed later, exit 3)
                 raise NotAStore(f"damaged: {damage}")
@@ -167,13 +178,16 @@ class Answers:
         self.hits = 0      # questions answered from the store in this run
         self.misses = 0    # questions asked of the solver
         self.added = 0     # unsat answers written
+        self.plays_reused = 0  # kept plays of the directed search that replayed in this run (Verifier.kept_plays)
+        self.plays_added = 0   # plays written
 
     def key(self, facts) -> str | None:
         return self.digests.key(facts)
 
-    def counts(self) -> tuple[int, int, int]:
-        """(questions answered from the store, questions asked of the solver, unsat answers added)."""
-        return self.hits, self.misses, self.added
+    def counts(self) -> tuple[int, int, int, int, int]:
+        """(questions answered from the store, questions asked of the solver, unsat answers added,
+        kept plays replayed instead of searched for, plays added)."""
+        return self.hits, self.misses, self.added, self.plays_reused, self.plays_added
 
     def known(self, key: str, brief_ms: int | None = None) -> str | None:
         """"unsat" when the question was found unsat; "unknown" when it is asked as a brief try
@@ -202,6 +216,55 @@ class Answers:
 
     def __len__(self) -> int:
         return self._db.execute("select count(*) from unsat").fetchone()[0]
+
+    def plays(self, scope: str) -> dict[str, tuple]:
+        """The plays kept for scope (a game and a player count): goal key -> (seed, params, moves).
+        A row that does not decode (written by another version) is left out."""
+        found = {}
+        for goal, seed, params, moves in self._db.execute(
+                "select goal, seed, params, moves from plays where scope = ?", (scope,)):
+            try:
+                found[goal] = (seed, _decode(json.loads(params)), _decode(json.loads(moves)))
+            except (ValueError, TypeError, KeyError, RecursionError):
+                continue
+        return found
+
+    def add_play(self, scope: str, goal: str, seed: str, params: list, moves: list) -> None:
+        """Keep a play that reached goal (replacing the one kept before); a value that tagged JSON
+        cannot hold is not kept."""
+        try:
+            row = (scope, goal, seed, json.dumps(_encode(params)), json.dumps(_encode(moves)))
+        except TypeError:
+            return
+        self._db.execute("insert or replace into plays values (?, ?, ?, ?, ?)", row)
+        self.plays_added += 1
+
+
+_TAGS = {tuple: "t", list: "l", frozenset: "f", set: "s"}
+
+
+def _encode(x):
+    """x as JSON: a container as {tag: [items]} (sets sorted by their JSON text), a number, string,
+    boolean or None as itself. TypeError for anything else."""
+    if x is None or isinstance(x, (bool, int, float, str)):
+        return x
+    tag = _TAGS.get(type(x))
+    if tag is None:
+        raise TypeError(f"cannot keep a {type(x).__name__}")
+    items = [_encode(y) for y in x]
+    if tag in "fs":
+        items.sort(key=json.dumps)
+    return {tag: items}
+
+
+def _decode(x):
+    if isinstance(x, dict):
+        (tag, items), = x.items()
+        kind = {v: k for k, v in _TAGS.items()}[tag]
+        return kind(_decode(y) for y in items)
+    if isinstance(x, list):
+        raise ValueError("a bare list")
+    return x
 
 
 def open_answers(path: str, flag: str = "--answers") -> Answers:

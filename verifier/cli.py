@@ -203,7 +203,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "from there: a run that was stopped, or one after a change that leaves most questions "
                         "as they were, does not ask again the questions of the induction, the run-time error "
                         "check and the split questions that FILE settles. Keyed by each question's exact terms "
-                        "and the Z3 version; sat and unknown answers are asked again")
+                        "and the Z3 version; sat and unknown answers are asked again. FILE also keeps the plays "
+                        "the directed search found: a later run replays them, and searches only for the goals "
+                        "whose kept play no longer replays and reaches them")
     v.add_argument("--json", action="store_true", help="print one JSON document on stdout")
 
     df = sub.add_parser("diff", help="compare two editions of a game: every difference with a witness",

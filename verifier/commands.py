@@ -280,7 +280,7 @@ def cmd_docs(args) -> int:
 def _verify_one(path: str, n: int, depth: int, timeout: float, games: int, explore: int, answers_file=None,
                 hard_before=None, property_timeout=None, seed="verify"):
     """One spec at one player count (run in a worker process): its results, seconds, the use of
-    the store of answers (reused, asked, added) and what its induction found hard alone
+    the store of answers (Answers.counts) and what its induction found hard alone
     (Verifier.hard_alone_at, for the next player counts: hard_before)."""
     import time
 
@@ -292,7 +292,7 @@ def _verify_one(path: str, n: int, depth: int, timeout: float, games: int, explo
     answers = Answers(answers_file) if answers_file else None
     v = Verifier(spec, n, depth, timeout, games, explore, answers, hard_before, property_timeout, seed=seed)
     results = v.run()
-    return results, time.perf_counter() - t0, answers.counts() if answers else (0, 0, 0), v.hard_alone_at
+    return results, time.perf_counter() - t0, answers.counts() if answers else (0,) * 5, v.hard_alone_at
 
 
 def _learn(hard: dict, found: dict) -> None:
@@ -339,12 +339,12 @@ def cmd_verify(args) -> int:
                     def tick():
                         ticks[0] += 1
                         bar(ticks[0])
-                    before = answers.counts() if answers else (0, 0, 0)
+                    before = answers.counts() if answers else (0,) * 5
                     v = Verifier(spec, n, args.depth, args.timeout, games, explore, answers, hard[path],
                                  args.property_timeout, seed=args.seed)
                     results = v.run(tick)
                     _learn(hard[path], v.hard_alone_at)
-                    after = answers.counts() if answers else (0, 0, 0)
+                    after = answers.counts() if answers else (0,) * 5
                     done[(path, n)] = (results, time.perf_counter() - t0,
                                        tuple(b - a for a, b in zip(before, after)))
     else:
@@ -378,8 +378,9 @@ def cmd_verify(args) -> int:
         seconds = sum(done[(path, n)][1] for n in counts)
         runs.append((path, spec, results, seconds))
     problems = sum(r.problem for _p, _s, rs, _t in runs for r in rs)
-    reused, asked, added = (sum(u[i] for _r, _t, u in done.values()) for i in range(3))
-    used = {"file": args.answers, "reused": reused, "asked": asked, "added": added} if args.answers else None
+    reused, asked, added, plays_reused, plays_added = (sum(u[i] for _r, _t, u in done.values()) for i in range(5))
+    used = {"file": args.answers, "reused": reused, "asked": asked, "added": added, "plays_reused": plays_reused,
+            "plays_added": plays_added} if args.answers else None
     if args.json:
         emit_json({"ok": problems == 0, "jobs": jobs, "seed": args.seed, "seconds": round(wall, 2), "answers": used,
                    "specs": [
@@ -394,7 +395,8 @@ def cmd_verify(args) -> int:
             print(f"{len(tasks)} runs in {wall:.1f} s wall, {jobs} at once")
         if used:
             print(f"{reused} of {reused + asked} solver questions answered from {args.answers} "
-                  f"({added} unsat answers added)")
+                  f"({added} unsat answers added); {plays_reused} plays of the directed search replayed "
+                  f"from it instead of searched for ({plays_added} added)")
     return EXIT_FOUND if problems else EXIT_OK
 
 

@@ -708,13 +708,13 @@ class Found:
 
 def play_legal(game: Game, moves: list) -> bool:
     """Play the moves (no property evaluated) as a game plays them: False at the first that is
-    not legal, or once the game has ended; Fault and Gap propagate (listing the legal moves before
-    each move, as a game does, may run into one too)."""
+    not among the legal moves listed before it, or once the game has ended; Fault and Gap
+    propagate (listing the legal moves, as a game does, may run into one too). (Listed, not only
+    allowed by the guard: a kept play read back from a file may hold any value.)"""
     for move in moves:
         if game.ended() is not None:
             return False
-        game.legal_moves()
-        if not game.is_legal(move):
+        if move not in game.legal_moves():
             return False
         game.step(move, check=False)
     return True
@@ -749,6 +749,7 @@ class Exploration:
     # per action (index): the first move of it the search played or tried, its Found's last move
     # (the moves before it lead to a state where it is legal: a witness of the action enabled)
     played: dict[int, Found] = field(default_factory=dict)
+    kept: set = field(default_factory=set)  # goal keys found as plays an earlier run kept (Verifier.kept_plays)
 
     def add(self, more: "Exploration") -> None:
         """Count another search's moves and what it played in; its finds are the caller's to take."""

@@ -1435,9 +1435,15 @@ class Verifier:
             for u in self.spec.undecided:
                 gaps.setdefault(gap_finding(self.spec, u.id).key, []).append(u.id)
             goals += [gap_goal(prog, key, ids) for key, ids in gaps.items() if key not in met]
+            kept = self.kept_plays([g.key for g in goals], gaps)
+            goals = [g for g in goals if g.key not in kept]
+            if kept:
+                ex = self._explored = Exploration()
+                ex.found.update(kept)
+                ex.kept = set(kept)
             if goals:
                 viable = self.viable()
-                ex = self._explored = Exploration()
+                ex = self._explored = self._explored or Exploration()
                 searched: set = set()
 
                 def own(left) -> tuple[dict, set]:
@@ -1481,6 +1487,43 @@ class Verifier:
                 for key, f in own([g.key for g in goals if g.key not in ex.found])[0].items():
                     ex.found.setdefault(key, f)
         return self._explored
+
+    def play_scope(self) -> str:
+        """What a kept play is filed under in the store of answers: the game, its edition and the
+        player count (a play is trusted only once it replays, so this only spares replays)."""
+        return f"{self.spec.game}|{self.spec.edition or ''}|{self.n}"
+
+    def kept_plays(self, keys: list, gaps: dict) -> dict:
+        """goal key -> Found: the plays an earlier run kept in the store of answers (add_play) for
+        these goals that replay in this spec and reach their goal (replays, the check every find
+        of the search passes); none without a store."""
+        if self.answers is None or not keys:
+            return {}
+        from .explore import Found
+
+        stored = self.answers.plays(self.play_scope())
+        props = {p.name: p for p in self.spec.properties}
+        prog, kept = self.interpreter(), {}
+        for key in keys:
+            if key not in stored:
+                continue
+            seed, params, moves = stored[key]
+            params = prog.given_params(params)
+            if key in gaps:
+                gap = self.spec.undecided[gaps[key][0]]
+                p = _gap_property(gap)
+            else:
+                gap, p = None, props.get(key.removeprefix("violation:"))
+            if params is not None and p is not None and isinstance(seed, str) and isinstance(moves, list) \
+                    and self.replays(Found(seed, params, moves), p, gap):
+                kept[key] = Found(seed, params, moves)
+        self.answers.plays_reused += len(kept)
+        return kept
+
+    def keep_play(self, key: str, f) -> None:
+        """Keep a replayed find of the search in the store of answers, for the next run."""
+        if self.answers is not None and key not in getattr(self._explored, "kept", ()):
+            self.answers.add_play(self.play_scope(), key, f.seed, list(f.params), list(f.moves))
 
     def viable(self):
         """(goal key, S, P) -> whether a game whose initial state is S, with parameters P, may reach
@@ -1539,15 +1582,21 @@ class Verifier:
                                        "reach it when replayed", depth=len(f.moves), trace=trace,
                      kind="undecided" if gap is not None else None)
             return True
-        how = f"a directed search of {ex.moves:,} moves reached it after {len(f.moves)} (replayed)"
+        self.keep_play(key, f)
+        if key in getattr(ex, "kept", ()):
+            kept = f"kept in {self.answers.path.name} by an earlier run"
+            how = f"a play of {moves_text(len(f.moves))} {kept} reached it (replayed)"
+            broke = f"violated: a play of {moves_text(len(f.moves))} {kept} breaks it (replayed)"
+        else:
+            how = f"a directed search of {ex.moves:,} moves reached it after {len(f.moves)} (replayed)"
+            broke = (f"violated: a directed search of {ex.moves:,} moves found a play of {moves_text(len(f.moves))} "
+                     "that breaks it (replayed)")
         if gap is not None:
             self.add(p, "reachable", t0, f"{gap.reason}: {how}", depth=len(f.moves), trace=trace, kind="undecided")
         elif p.kind == "reachable":
             self.add(p, "reachable", t0, how, depth=len(f.moves), trace=trace)
         else:
-            self.add(p, "violated", t0, f"violated: a directed search of {ex.moves:,} moves found a play of "
-                                        f"{moves_text(len(f.moves))} that breaks it (replayed)", depth=len(f.moves),
-                     trace=trace)
+            self.add(p, "violated", t0, broke, depth=len(f.moves), trace=trace)
         return True
 
     def replays(self, f, p: ir.Property, gap=None) -> bool:
@@ -1648,7 +1697,7 @@ class Verifier:
             note += " (none played a move)"  # each stopped at the setup, or the game ends there
         if self._sim_error:
             note = f" (no random games: {self._sim_error})"
-        if self._explored is not None and searched:
+        if self._explored is not None and self._explored.moves and searched:
             note += f" nor by a directed search of {self._explored.moves:,} moves"
         return note
 

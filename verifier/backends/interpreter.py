@@ -156,6 +156,19 @@ class Program:
         raise ParamError(f"none of 10,000 random draws of the parameters met the `where` condition of parameter {bad}"
                          f"{with_n} (it holds for few of their values, or for none)", span)
 
+    def given_params(self, values) -> list | None:
+        """values as the parameters of a game (a kept play's, read back from a file), or None where
+        they are not one value per parameter of its type, or fail a `where` condition."""
+        params = self.spec.params
+        if not isinstance(values, list) or len(values) != len(params) \
+                or not all(self.fits(p.type, v) for p, v in zip(params, values)):
+            return None
+        try:
+            self.draw_params(random.Random(0), {p.name: v for p, v in zip(params, values)})
+        except (ParamError, Fault, Gap):
+            return None
+        return list(values)
+
     def fits(self, t: Type, value) -> bool:
         """Whether `value` is a value of type t with this player count (for values given by users)."""
         if isinstance(t, MapT):
