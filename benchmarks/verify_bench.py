@@ -1,6 +1,6 @@
 """Time `rulespec verify` of a spec for each player count: seconds and status counts.
 
-usage: python benchmarks/verify_bench.py [SPEC] [--players 3,4,5] [--jobs J] [--whole [--repeat R]]
+usage: python benchmarks/verify_bench.py [SPEC] [--players 3,4,5] [--jobs J] [--whole [--repeat R] [--rerun]]
                                          [--depth K] [--timeout S] [--games G] [--explore M] [--out DIR]
 
 Each player count runs as its own `rulespec verify SPEC --players N --json` process (at most J at
@@ -15,7 +15,11 @@ answers go to DIR (default build/verify_bench).
 Shared machines drift by up to 1.5x between runs: measure twice and give both. With --whole
 --repeat R the whole run is made R times in a row: each run's lines, then the least, median and
 largest wall and CPU seconds, and whether every run gave every property the same status (the run is
-seeded, so a difference is a finding: the line names each property that differed).
+seeded, so a difference is a finding: the line names each property that differed). With --whole
+--rerun, a first run fills a fresh store of answers (`--answers`, in a temporary folder) and the R
+runs timed after it are re-runs that take from it what it keeps (the unsat answers and the
+directed search's plays), as a user's run after a first one with the same store; the statuses of
+every run, the first included, are compared.
 """
 
 from __future__ import annotations
@@ -67,11 +71,14 @@ def run_one(spec: str, n: int, args) -> tuple[int, float, float, dict, str]:
     return (n, *_verify([spec, "--players", str(n)], args, f"verify_{n}.json"))
 
 
-def run_whole(spec: str, counts: list[int], args, saved: str = "verify_whole.json") -> tuple[float, float, dict, str]:
+def run_whole(spec: str, counts: list[int], args, saved: str = "verify_whole.json",
+              store: str | None = None) -> tuple[float, float, dict, str]:
     """One `rulespec verify` process for every count of the spec (or the one count given), as a
-    user runs it: what _verify gives (its document saved as DIR/saved)."""
+    user runs it (with `--answers store` where given): what _verify gives (its document saved as
+    DIR/saved)."""
     one = ["--players", str(counts[0])] if len(counts) == 1 else []
-    return _verify([spec, *one, "--jobs", str(max(1, args.jobs))], args, saved)
+    answers = ["--answers", store] if store else []
+    return _verify([spec, *one, "--jobs", str(max(1, args.jobs)), *answers], args, saved)
 
 
 def statuses(doc: dict) -> dict:
@@ -85,12 +92,23 @@ def spread(values: list[float]) -> str:
 
 
 def main_whole(args, counts: list[int]) -> int:
-    """--whole: the run as a user starts it, --repeat times."""
+    """--whole: the run as a user starts it, --repeat times (--rerun: after a first run that fills
+    a fresh store of answers, each with that store)."""
+    with tempfile.TemporaryDirectory() as folder:
+        return _main_whole(args, counts, os.path.join(folder, "answers.db") if args.rerun else None)
+
+
+def _main_whole(args, counts: list[int], store: str | None) -> int:
     walls, cpus, seen = [], [], []
-    for i in range(args.repeat):
-        saved = "verify_whole.json" if args.repeat == 1 else f"verify_whole_{i + 1}.json"
-        seconds, cpu, doc, err = run_whole(args.spec, counts, args, saved)
-        run = "" if args.repeat == 1 else f" (run {i + 1} of {args.repeat})"
+    runs = [None, *range(args.repeat)] if store else list(range(args.repeat))
+    for i in runs:
+        if i is None:
+            saved, run = "verify_whole_first.json", " (the first run, filling a fresh store of answers)"
+        else:
+            saved = "verify_whole.json" if args.repeat == 1 else f"verify_whole_{i + 1}.json"
+            run = "" if args.repeat == 1 else f" (run {i + 1} of {args.repeat})"
+            run = f" (re-run {i + 1} of {args.repeat} with that store)" if store else run
+        seconds, cpu, doc, err = run_whole(args.spec, counts, args, saved, store)
         print(f"rulespec verify {args.spec} --jobs {args.jobs}{run} (depth {args.depth}, timeout "
               f"{args.timeout:g} s, {args.games} games; load average {os.getloadavg()[0]:.1f})", flush=True)
         if not doc:
@@ -101,11 +119,18 @@ def main_whole(args, counts: list[int]) -> int:
             report(int(n), doc, per[n], None)
         print(f"the whole run: {seconds:.1f} s wall, {cpu:.1f} s CPU (at best {cpu / max(1, args.jobs):.1f} s wall "
               f"on {args.jobs} cores)", flush=True)
-        walls.append(seconds)
-        cpus.append(cpu)
+        if doc.get("answers"):
+            a = doc["answers"]
+            print(f"from the store: {a['reused']} of {a['reused'] + a['asked']} solver questions, "
+                  f"{a['plays_reused']} plays of the directed search", flush=True)
         seen.append(statuses(doc))
-    if args.repeat > 1:
-        print(f"{args.repeat} runs, least / median / largest: {spread(walls)} wall, {spread(cpus)} CPU")
+        if i is not None:
+            walls.append(seconds)
+            cpus.append(cpu)
+    if len(seen) > 1:
+        if args.repeat > 1:
+            print(f"{args.repeat} {'re-runs' if store else 'runs'}, least / median / largest: {spread(walls)} wall, "
+                  f"{spread(cpus)} CPU")
         keys = sorted(set().union(*seen))
         differ = [k for k in keys if len({run.get(k) for run in seen}) > 1]
         if differ:
@@ -139,6 +164,9 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=1, metavar="R",
                     help="with --whole: the run R times in a row, with the spread of the seconds and a check "
                          "that every run gave the same statuses (default 1)")
+    ap.add_argument("--rerun", action="store_true",
+                    help="with --whole: a first run fills a fresh store of answers, and the runs timed are "
+                         "re-runs with it")
     ap.add_argument("--depth", type=int, default=8)
     ap.add_argument("--timeout", type=float, default=30)
     ap.add_argument("--games", type=int, default=100)
@@ -150,6 +178,8 @@ def main(argv=None) -> int:
         ap.error("--repeat must be at least 1")
     if args.repeat > 1 and not args.whole:
         ap.error("--repeat goes with --whole")
+    if args.rerun and not args.whole:
+        ap.error("--rerun goes with --whole")
     if args.whole:
         if len(counts) > 1 and args.players != ap.get_default("players"):
             ap.error("--whole verifies every player count of the spec, or one with --players N")

@@ -44,3 +44,23 @@ def test_repeat_goes_with_whole(tmp_path, capsys):
         assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "--repeat goes with --whole" in err and "--repeat must be at least 1" in err
+
+
+def test_a_rerun_takes_the_first_run_s_store_and_compares_its_statuses(tmp_path, capsys):
+    from test_explore import CLIMB
+
+    tool = benchmark("verify_bench")
+    spec = tmp_path / "climb.rules"
+    spec.write_text(CLIMB)
+    out = tmp_path / "out"
+    assert tool.main([str(spec), "--whole", "--rerun", "--players", "2", "--games", "5", "--depth", "2",
+                      "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "(the first run, filling a fresh store of answers)" in text and "(re-run 1 of 1 with that store)" in text
+    first, again = [line for line in text.splitlines() if line.startswith("from the store: ")]
+    assert first.endswith(", 0 plays of the directed search") and again.endswith(", 3 plays of the directed search")
+    assert "every run gave each of the" in text
+    assert sorted(p.name for p in out.iterdir()) == ["verify_whole.json", "verify_whole_first.json"]
+    with pytest.raises(SystemExit):
+        tool.main([str(spec), "--rerun"])
+    assert "--rerun goes with --whole" in capsys.readouterr().err
