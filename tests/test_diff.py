@@ -775,3 +775,18 @@ def test_a_zone_of_b_alone_that_its_setup_fills_is_tried_empty(tmp_path):
     a, b = _decks(tmp_path, a_text, b_text)
     code, doc = diff_json(a, b, "--games", "10", "--timeout", "5")
     assert [(d["rule"], d["found_by"]) for d in doc["differences"]] == [("b0", "play")], doc
+
+
+def test_a_state_only_the_second_edition_reaches_is_played_too(tmp_path):
+    # A's a0 puts no card on dp, so b0 (its card back on top of dk, in B to the bottom) is never
+    # legal in A's games: only B's games reach a state to play it from (the check played A's only)
+    a_text = DECK.replace("{ move 1 from dk to dp  x := x + 1 }", "{ x := x + 1 }")
+    a, b = _decks(tmp_path, a_text, DECK.replace("to top of dk", "to bottom of dk"))
+    code, doc = diff_json(a, b, "--games", "10")
+    assert code == 1 and doc["equivalent"] == [], doc
+    d = next(d for d in doc["differences"] if d["rule"] == "b0")
+    assert (d["kind"], d["found_by"]) == ("outcome", "play"), d
+    assert d["setup"][0].startswith("(a state of a simulated game of the second edition"), d["setup"]
+    # told as A against B: A puts the card back on top (its pile's top last), B at the bottom
+    assert d["a"]["changes"][0] != d["b"]["changes"][0] and d["cite_a"] == d["cite_b"]
+    assert "under" in d["then"][0] and d["then"][1].strip() == "a0()", d["then"]

@@ -217,7 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
                                     "they bear it out, as a short scenario with both citations. A change Z3 finds "
                                     "no witness for (the same behaviour, or not decided) is played in both "
                                     "interpreters from states of the first "
-                                    "edition's simulated games (--games of them), where a pile's order, which Z3 "
+                                    "edition's simulated games, then of the second's (--games of each), where a "
+                                    "pile's order, which Z3 "
                                     "leaves free, shows in a later play; with no witness from either it "
                                     "formalises the same behaviour. The properties are compared on "
                                     "simulated games. Differences are ranked: changes scoring, changes play, "
@@ -231,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="time limit of each solver query; past it the rule is listed as not decided (default 30)")
     df.add_argument("--games", type=_count, default=100, metavar="G",
                     help="simulated games per edition and player count for comparing the properties, "
-                         "and games of the first edition from whose states the rules Z3 finds no witness "
+                         "and games of each edition from whose states the rules Z3 finds no witness "
                          "for are played (default 100; 0: neither)")
     df.add_argument("--markdown", type=_path, metavar="FILE",
                     help="also write the report as a Markdown page (for `rulespec docs --diff`); never "

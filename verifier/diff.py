@@ -7,8 +7,9 @@ translated by value name where the types differ), asking for a state and move th
 allows and the other forbids, or whose outcome differs, or that leaves one of them undecided.
 Every witness is then built in both interpreters and played; only what the interpreters bear
 out is reported. A change with no witness is played in both interpreters from states of the
-first edition's simulated games (_Played: a pile's order, which Z3 leaves free, shows there); with
-no witness from either it formalises the same behaviour: listed, not reported.
+first edition's simulated games, then of the second's (_Played: a pile's order, which Z3 leaves
+free, shows there); with no witness from either it formalises the same behaviour: listed, not
+reported.
 """
 
 from __future__ import annotations
@@ -836,12 +837,13 @@ def compare(a: ir.Spec, b: ir.Spec, players: list[int] | None = None, timeout: f
         if rest and games:
             # the rules with no witness from Z3 with n players (the same, or not decided) played in
             # the interpreters from states of simulated games
-            check = _Played(cmp, pa, pb)
-            for name, d in check.run(rest, games).items():
-                differences.append(d)
-                witnessed.add(name)
-            for name, k in check.checks.items():
-                moves_played[name] = moves_played.get(name, 0) + k
+            # (then from states of B's games carried into A: a state only B's rules reach)
+            for check in (_Played(cmp, pa, pb), _Played(_Mirror(cmp), pb, pa)):
+                for name, d in check.run([name for name in rest if name not in witnessed], games).items():
+                    differences.append(d if check.cmp is cmp else _mirrored(d))
+                    witnessed.add(name)
+                for name, k in check.checks.items():
+                    moves_played[name] = moves_played.get(name, 0) + k
         same = [name for name in rest if name not in witnessed
                 and not any(u[0] == name and u[1] == n for u in unknown)]
         if same and cmp.vacuous():
@@ -981,7 +983,8 @@ def _carry(codec_from, codec_to, t_from: Type, t_to: Type, value, base=None) -> 
 
 class _Played:
     """The interpreters' check of the rules Z3 gave no witness for (the same, or not decided),
-    for one player count: edition A's random games, and from states sampled in them (the states
+    for one player count: edition A's random games (B's, with a _Mirror of the comparison, whose
+    A is B), and from states sampled in them (the states
     where the rule's action is legal in A, two a game, and one state a game besides, for moves
     only B allows) up to PER_STATE of that action's legal moves in either edition, played in both
     interpreters. A's state is carried over to B through the trace format (variables, parameters
@@ -999,9 +1002,10 @@ class _Played:
     PER_STATE = 4       # moves of the action played from a state at most (a random few of its legal moves)
     MAX_MOVES = 2_000   # a random game's moves at most
 
-    def __init__(self, cmp: Comparison, pa: Program, pb: Program, seed: str = "diff-play"):
+    def __init__(self, cmp: "Comparison | _Mirror", pa: Program, pb: Program, seed: str = "diff-play"):
         from .trace import ItfCodec
         self.cmp, self.pa, self.pb, self.seed = cmp, pa, pb, seed
+        self.whose = "the second" if isinstance(cmp, _Mirror) else "the first"  # edition whose games are played
         self.ca, self.cb = ItfCodec(pa.domains), ItfCodec(pb.domains)
         a, b = cmp.a, cmp.b
         self.vars_a = {v.name: (i, v.type) for i, v in enumerate(a.state)}
@@ -1197,7 +1201,7 @@ class _Played:
             if kind is None:
                 continue
             setup = _setup_lines(self.cmp, (pa, S, act_a), (pb, Sb, act_b), ordered=True)
-            setup.insert(0, "(a state of a simulated game of the first edition, where Z3 gave no witness that the "
+            setup.insert(0, f"(a state of a simulated game of {self.whose} edition, where Z3 gave no witness that the "
                             "interpreters bear out" + ("; Z3 compares a pile by its cards, not their order)" if then else ")"))
             return Difference(name, kind, _consequence(a, b, kind, side_a, side_b), self.cmp.n, pa.move_label(move_a),
                               setup, side_a, side_b, act_a.cite, act_b.cite, found_by="play", then=then)
@@ -1259,6 +1263,20 @@ class _Played:
                         diff_value(v.name, *_unordered(pa, v.type, x, y), pa.domains, what)
                         return lines + [f"  from the state after {ea}'s move to the one after {eb}'s: {w}" for w in what]
         return []
+
+
+class _Mirror:
+    """A comparison seen from its second edition (a and b swapped), for _Played to play B's games
+    and carry their states into A: what _Played reads of a comparison."""
+
+    def __init__(self, cmp: Comparison):
+        self.a, self.b, self.n, self.shared, self.bridge = cmp.b, cmp.a, cmp.n, cmp.shared, cmp.bridge
+
+
+def _mirrored(d: Difference) -> Difference:
+    """A difference _Played found with the editions swapped (_Mirror), told as A against B again."""
+    return Difference(d.rule, d.kind, d.consequence, d.players, d.move, d.setup, d.b, d.a, d.cite_b, d.cite_a,
+                      found_by=d.found_by, then=d.then)
 
 
 def _empty(program, t: Type):
