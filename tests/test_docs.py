@@ -316,3 +316,20 @@ def test_real_verify_and_diff_output_feed_the_pages(tmp_path):
     assert "proved" in page
     differences = (out / "differences.md").read_text(encoding="utf-8")
     assert "`take`" in differences and "changes scoring" in differences
+
+
+def test_a_wrong_value_in_a_results_file_is_shown_at_its_line(tmp_path):
+    # the value was named by its JSON path alone, with no line; a key given twice is its last value
+    # (as json.loads takes it), and a wrong step of a trace is shown where it is
+    res = tmp_path / "bad.json"
+    res.write_text('{"ok": true,\n "specs": [\n  {"spec": "x.rules", "game": "g", "edition": null,\n'
+                   '   "results": [\n    {"property": "p", "kind": "invariant", "players": 3, "status": "proved"},\n'
+                   '    {"property": "q", "kind": "invariant", "players": 3,\n'
+                   '     "status": "provd", "status": "probably"}\n   ]}\n ]}\n')
+    r, _out = _gen(tmp_path, "--results", str(res))
+    assert r.code == 2 and f"{res}:7:35: error[E009]" in r.err and "specs[0].results[1]" in r.err, r
+    assert '"status": "probably"}\n     |                                   ^^^^^^^^^^\n' in r.err, r.err
+    res.write_text('{"specs": [{"game": "g", "results": [{"property": "p", "kind": "invariant", "players": 3,\n'
+                   '  "status": "violated", "trace": {"steps": [{"move": "m()"},\n    7]}}]}]}')
+    r, _out = _gen(tmp_path, "--results", str(res))
+    assert r.code == 2 and f"{res}:3:5: error[E009]" in r.err and "steps[1]: expected a step" in r.err, r

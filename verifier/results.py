@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 
 from .diagnostics import UserError, error
@@ -79,21 +80,92 @@ class ResultsIndex:
         return None
 
 
-def _bad(path: str, where: str, message: str) -> UserError:
-    return UserError(error("E009", f"{path}: {where}: {message}" if where else f"{path}: {message}",
+def _bad(path: str, where: str, message: str, text: str = "", at: str = "") -> UserError:
+    """E009 for the value at `where` (a JSON path: specs[0].results[3]), its line shown with a caret
+    under the value at `at` (a path inside it, where the file has one) or at `where` itself."""
+    span = None
+    for place in (at, where):
+        found = _value_at(text, place) if text and place else None
+        if found is not None:
+            span = _span(path, text, *found)
+            break
+    return UserError(error("E009", f"{path}: {where}: {message}" if where else f"{path}: {message}", span,
                            hint=HINT))
 
 
-def _trace(path: str, where: str, t) -> dict | None:
+_STEP = re.compile(r"\.?([A-Za-z_]+)|\[(\d+)\]")
+
+
+def _value_at(text: str, where: str) -> tuple[int, int] | None:
+    """The offsets (start, end) in text, a JSON document json.loads read, of the value at the path
+    `where` (keys and [indices], as in specs[0].results[3].status); None where it has none. A key
+    given twice is its last value, as json.loads takes it."""
+    decoder = json.JSONDecoder()
+
+    def skip(i: int, *marks: str) -> int:  # past whitespace, then past one of marks if it is there
+        while text[i] in " \t\n\r":
+            i += 1
+        if marks and text[i] in marks:
+            i += 1
+            while text[i] in " \t\n\r":
+                i += 1
+        return i
+    try:
+        i = skip(0)
+        for m in _STEP.finditer(where):
+            key, index = m.group(1), m.group(2)
+            if key is not None:
+                if text[i] != "{":
+                    return None
+                i, found = skip(i + 1), None
+                while text[i] != "}":
+                    name, i = decoder.raw_decode(text, i)
+                    i = skip(i, ":")
+                    if name == key:
+                        found = i
+                    _value, i = decoder.raw_decode(text, i)
+                    i = skip(i, ",")
+                if found is None:
+                    return None
+                i = found
+            else:
+                if text[i] != "[":
+                    return None
+                i = skip(i + 1)
+                for _k in range(int(index)):
+                    if text[i] == "]":
+                        return None
+                    _value, i = decoder.raw_decode(text, i)
+                    i = skip(i, ",")
+                if text[i] == "]":
+                    return None
+        _value, end = decoder.raw_decode(text, i)
+        return i, end
+    except (ValueError, IndexError, RecursionError):
+        return None
+
+
+def _span(path: str, text: str, start: int, end: int) -> Span:
+    """The span of text[start:end], cut at the end of its first line."""
+    line = text.count("\n", 0, start) + 1
+    first = text.rfind("\n", 0, start) + 1
+    stop = text.find("\n", start)
+    end = min(end, stop) if stop >= 0 else end
+    return Span(path, line, start - first + 1, line, max(end, start + 1) - first + 1)
+
+
+def _trace(path: str, where: str, t, text: str) -> dict | None:
     if t is None:
         return None
     if not isinstance(t, dict) or not isinstance(t.get("steps"), list):
-        raise _bad(path, where, 'expected a trace {"players", "seed", "params", "steps": [...], "outcome"} or null')
+        raise _bad(path, where, 'expected a trace {"players", "seed", "params", "steps": [...], "outcome"} or null',
+                   text, f"{where}.steps")
     for i, s in enumerate(t["steps"]):
         if not isinstance(s, dict) or "move" not in s:
-            raise _bad(path, f"{where}.steps[{i}]", 'expected a step {"index", "move", "action", "cite", "changes"}')
+            raise _bad(path, f"{where}.steps[{i}]", 'expected a step {"index", "move", "action", "cite", "changes"}',
+                       text)
         if not isinstance(s.get("changes", []), list):
-            raise _bad(path, f"{where}.steps[{i}].changes", "expected a list of lines")
+            raise _bad(path, f"{where}.steps[{i}].changes", "expected a list of lines", text)
     return t
 
 
@@ -112,41 +184,47 @@ def read_results(paths: list[str]) -> ResultsIndex:
         except RecursionError:
             raise _bad(path, "", "nested too deep to read (not a results file)") from None
         if not isinstance(doc, dict) or not isinstance(doc.get("specs"), list):
-            raise _bad(path, "", 'expected {"ok": ..., "specs": [...]} as written by `rulespec verify --json`')
+            raise _bad(path, "", 'expected {"ok": ..., "specs": [...]} as written by `rulespec verify --json`', text,
+                       "specs")
         for i, s in enumerate(doc["specs"]):
             where = f"specs[{i}]"
             if not isinstance(s, dict) or not isinstance(s.get("results"), list):
-                raise _bad(path, where, 'expected {"spec", "game", "edition", "results": [...]}')
+                raise _bad(path, where, 'expected {"spec", "game", "edition", "results": [...]}', text,
+                           f"{where}.results")
             if not isinstance(s.get("game"), str) or not isinstance(s.get("spec", ""), str):
-                raise _bad(path, where, '"game" and "spec" must be strings')
+                raise _bad(path, where, '"game" and "spec" must be strings', text,
+                           f"{where}.game" if not isinstance(s.get("game"), str) else f"{where}.spec")
             if s.get("edition") is not None and not isinstance(s.get("edition"), str):
-                raise _bad(path, where, '"edition" must be a string or null')
+                raise _bad(path, where, '"edition" must be a string or null', text, f"{where}.edition")
             entry = SpecResults(s.get("spec", ""), s["game"], s.get("edition"), file=path)
             for j, r in enumerate(s["results"]):
                 w = f"{where}.results[{j}]"
                 if not isinstance(r, dict):
-                    raise _bad(path, w, "expected an object")
+                    raise _bad(path, w, "expected an object", text)
                 name, kind, players, status = r.get("property"), r.get("kind"), r.get("players"), r.get("status")
                 if not isinstance(name, str) or not name:
-                    raise _bad(path, w, '"property" must be a name')
+                    raise _bad(path, w, '"property" must be a name', text, f"{w}.property")
                 if kind not in KINDS:
-                    raise _bad(path, w, f'"kind" must be one of {", ".join(KINDS)}, not {json.dumps(kind)}')
+                    raise _bad(path, w, f'"kind" must be one of {", ".join(KINDS)}, not {json.dumps(kind)}', text,
+                               f"{w}.kind")
                 if not isinstance(players, int) or isinstance(players, bool) or players < 1:
-                    raise _bad(path, w, '"players" must be a positive number')
+                    raise _bad(path, w, '"players" must be a positive number', text, f"{w}.players")
                 if status not in STATUSES:
-                    raise _bad(path, w, f'"status" must be one of {", ".join(STATUSES)}, not {json.dumps(status)}')
+                    raise _bad(path, w, f'"status" must be one of {", ".join(STATUSES)}, not {json.dumps(status)}',
+                               text, f"{w}.status")
                 depth = r.get("depth")
                 if depth is not None and (not isinstance(depth, int) or isinstance(depth, bool) or depth < 0):
-                    raise _bad(path, w, '"depth" must be a number or null')
+                    raise _bad(path, w, '"depth" must be a number or null', text, f"{w}.depth")
                 seconds = r.get("seconds")
                 if seconds is not None and (not isinstance(seconds, (int, float)) or isinstance(seconds, bool)):
-                    raise _bad(path, w, '"seconds" must be a number')
+                    raise _bad(path, w, '"seconds" must be a number', text, f"{w}.seconds")
                 expected = r.get("expected_violation")
                 message = r.get("message") or ""
                 if expected is not None and not isinstance(expected, str) or not isinstance(message, str):
-                    raise _bad(path, w, '"expected_violation" and "message" must be strings')
+                    raise _bad(path, w, '"expected_violation" and "message" must be strings', text,
+                               f"{w}.message" if not isinstance(message, str) else f"{w}.expected_violation")
                 entry.results.append(Result(name, kind, players, status, depth, seconds, expected, message,
-                                            _trace(path, f"{w}.trace", r.get("trace"))))
+                                            _trace(path, f"{w}.trace", r.get("trace"), text)))
             entries.append(entry)
     return ResultsIndex(entries)
 
