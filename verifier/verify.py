@@ -1522,7 +1522,7 @@ class Verifier:
 
     def keep_play(self, key: str, f) -> None:
         """Keep a replayed find of the search in the store of answers, for the next run."""
-        if self.answers is not None and key not in getattr(self._explored, "kept", ()):
+        if self.answers is not None and key not in self._explored.kept:
             self.answers.add_play(self.play_scope(), key, f.seed, list(f.params), list(f.moves))
 
     def viable(self):
@@ -1583,7 +1583,7 @@ class Verifier:
                      kind="undecided" if gap is not None else None)
             return True
         self.keep_play(key, f)
-        if key in getattr(ex, "kept", ()):
+        if key in ex.kept:
             kept = f"kept in {self.answers.path.name} by an earlier run"
             how = f"a play of {moves_text(len(f.moves))} {kept} reached it (replayed)"
             broke = f"violated: a play of {moves_text(len(f.moves))} {kept} breaks it (replayed)"
