@@ -217,3 +217,17 @@ def test_verify_answers_counts_the_plays_it_replays(tmp_path):
     assert use["plays_added"] == 0
     r = run_cli(*args)
     assert r.code == 0 and "3 plays of the directed search replayed from it instead of searched for (0 added)" in r.out, r
+
+
+def test_a_damaged_table_of_plays_is_refused_and_a_row_that_is_not_utf8_left_out(tmp_path):
+    # both stopped verify with sqlite3.OperationalError (exit 3)
+    store = Answers(tmp_path / "a.db")
+    store.add_play("g|e|3", "goal", "seed", [1], [(0, (1,))])
+    store._db.execute("insert into plays values ('g|e|3', 'bad', 's', '{\"l\": []}', cast(x'ff7b' as text))")
+    assert set(Answers(tmp_path / "a.db").plays("g|e|3")) == {"goal"}
+    store._db.execute("drop table plays")
+    store._db.execute("create table plays (x)")
+    good = tmp_path / "good.rules"
+    good.write_text(GOOD)
+    r = run_cli("verify", str(good), "--players", "2", "--answers", str(tmp_path / "a.db"))
+    assert r.code == 2 and "not a file of answers" in r.err and "Traceback" not in r.err, r

@@ -790,3 +790,13 @@ def test_a_state_only_the_second_edition_reaches_is_played_too(tmp_path):
     # told as A against B: A puts the card back on top (its pile's top last), B at the bottom
     assert d["a"]["changes"][0] != d["b"]["changes"][0] and d["cite_a"] == d["cite_b"]
     assert "under" in d["then"][0] and d["then"][1].strip() == "a0()", d["then"]
+    # a variable of each edition's own, read by b0: B's marked as B's, as in the other differences
+    # (the mirrored comparison had marked A's as B's and left B's unmarked)
+    a_text = a_text.replace("var x: 0..50", "var x: 0..50\nvar ya: 0..3").replace(
+        "to top of dk  x := x + 1 }", "to top of dk  x := x + 1 + ya - ya }")
+    b_text = DECK.replace("to top of dk", "to bottom of dk").replace("var x: 0..50", "var x: 0..50\nvar zb: 0..3").replace(
+        "to bottom of dk  x := x + 1 }", "to bottom of dk  x := x + 1 + zb - zb }")
+    a, b = _decks(tmp_path, a_text, b_text)
+    code, doc = diff_json(a, b, "--games", "10", "--timeout", "5")
+    d = next(d for d in doc["differences"] if d["rule"] == "b0")
+    assert d["found_by"] == "play" and "ya = 0" in d["setup"] and "zb (B) = 0" in d["setup"], d["setup"]

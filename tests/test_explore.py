@@ -1071,3 +1071,22 @@ def test_a_kept_play_that_no_longer_reaches_its_goal_is_searched_for_again(tmp_p
     assert r["below"].status == "violated" and "a directed search of" in r["below"].message
     assert "a directed search of" in r[gap].message
     assert len(Answers(tmp_path / "a.db").plays(scope)["summit"][2]) >= 33  # the new play replaced the old one
+
+
+def test_a_kept_play_with_values_only_equal_to_a_move_s_is_passed_over(tmp_path):
+    # True and 1.0 are equal to 1 in Python: such a play passed as legal, and 1.0 as an index made
+    # the replay raise TypeError (exit 3); a player True showed in the trace as PTrue
+    from verifier.answers import Answers
+
+    _climb_run(Answers(tmp_path / "a.db"))
+    store = Answers(tmp_path / "a.db")
+    seed, params, moves = store.plays("climb||2")["summit"]
+    for bad in (True, 1.0):
+        wrong = [(a, tuple(bad if x == 1 and type(x) is int else x for x in args)) for a, args in moves]
+        assert any(x == 1 for _a, args in moves for x in args)  # (a move by player 1 to change)
+        store.add_play("climb||2", "summit", seed, params, [(float(moves[0][0]), moves[0][1]), *moves[1:]])
+        store.add_play("climb||2", "violation:below", seed, params, wrong)
+        again = Answers(tmp_path / "a.db")
+        v, r = _climb_run(again)
+        assert r["summit"].status == "reachable" and "a directed search of" in r["summit"].message, r["summit"]
+        assert "a directed search of" in r["below"].message and "PTrue" not in str(r["below"].trace.to_json())

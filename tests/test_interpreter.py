@@ -688,3 +688,16 @@ end fin cite "P" "p": done
     g = Program(spec, 2).start("s")
     g.step((0, ()))
     assert g.S[1] == [0, 1, 0, 1]  # bottom first: each block a then b, as `move all` and Z3 put them
+
+
+def test_given_parameters_must_be_of_their_types_not_only_equal_to_such_values():
+    # a kept play read back from a file: True and 1.0 are equal to 1 in Python, but no player; an
+    # order with a value of another type made sorted() raise TypeError (exit 3)
+    spec = next(s for s in (compile_text(p.read_text()) for p in EXAMPLES) if s.game == "tug_of_wands")
+    prog = Program(spec, 4)
+    colours, leader = prog.params_of("x")[:2]
+    assert prog.given_params([colours, leader]) == [colours, leader]
+    first, *rest = colours
+    for bad in ([colours, True], [colours, 1.0], [colours, 7], [[(first[0], "x", *first[2:]), *rest], leader],
+                [[tuple(float(v) for v in first), *rest], leader], [colours], "not a list"):
+        assert prog.given_params(bad) is None, bad

@@ -166,6 +166,7 @@ class Answers:
                 self._db.execute("create table if not exists brief (key text primary key, ms integer)")
             self._db.execute("create table if not exists plays (scope text, goal text, seed text, params text, "
                              "moves text, primary key (scope, goal))")
+            self._db.execute("select scope, goal, seed, params, moves from plays limit 0")  # (a changed table: refused)
             damage = self._db.execute("pragma quick_check").fetchone()[0]
             if damage != "ok":  # (a damaged page: the store's count or a lookup failed later, exit 3)
                 raise NotAStore(f"damaged: {damage}")
@@ -221,9 +222,10 @@ class Answers:
         """The plays kept for scope (a game and a player count): goal key -> (seed, params, moves).
         A row that does not decode (written by another version) is left out."""
         found = {}
-        for goal, seed, params, moves in self._db.execute(
-                "select goal, seed, params, moves from plays where scope = ?", (scope,)):
-            try:
+        for row in self._db.execute("select cast(goal as blob), cast(seed as blob), cast(params as blob), "
+                                    "cast(moves as blob) from plays where scope = ?", (scope,)):
+            try:  # (read as bytes: text that is not UTF-8 stopped the whole query)
+                goal, seed, params, moves = (bytes(x).decode("utf-8") for x in row)
                 found[goal] = (seed, _decode(json.loads(params)), _decode(json.loads(moves)))
             except (ValueError, TypeError, KeyError, RecursionError):
                 continue

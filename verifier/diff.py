@@ -1200,7 +1200,10 @@ class _Played:
                             side_b.changes.insert(0, f"{v.name} after it = {_cut(_show(pb, v.type, post_b[j], True), top=True)}")
             if kind is None:
                 continue
-            setup = _setup_lines(self.cmp, (pa, S, act_a), (pb, Sb, act_b), ordered=True)
+            sides = ((pa, S, act_a), (pb, Sb, act_b))
+            # (a mirrored comparison's lines as A against B: a variable B does not share is B's)
+            setup = _setup_lines(self.cmp.original, *sides[::-1], ordered=True) if isinstance(self.cmp, _Mirror) \
+                else _setup_lines(self.cmp, *sides, ordered=True)
             setup.insert(0, f"(a state of a simulated game of {self.whose} edition, where Z3 gave no witness that the "
                             "interpreters bear out" + ("; Z3 compares a pile by its cards, not their order)" if then else ")"))
             return Difference(name, kind, _consequence(a, b, kind, side_a, side_b), self.cmp.n, pa.move_label(move_a),
@@ -1271,6 +1274,7 @@ class _Mirror:
 
     def __init__(self, cmp: Comparison):
         self.a, self.b, self.n, self.shared, self.bridge = cmp.b, cmp.a, cmp.n, cmp.shared, cmp.bridge
+        self.original = cmp
 
 
 def _mirrored(d: Difference) -> Difference:

@@ -706,6 +706,18 @@ class Found:
     moves: list
 
 
+def _same_move(x, y) -> bool:
+    """x == y, and of the same types throughout (True and 1.0 are equal to 1 in Python, but no
+    player or number of a game: a kept play read back from a file may hold them)."""
+    if type(x) is not type(y):
+        return False
+    if isinstance(x, tuple):
+        return len(x) == len(y) and all(map(_same_move, x, y))
+    if isinstance(x, frozenset):
+        return x == y and sorted(map(repr, x)) == sorted(map(repr, y))
+    return x == y
+
+
 def play_legal(game: Game, moves: list) -> bool:
     """Play the moves (no property evaluated) as a game plays them: False at the first that is
     not among the legal moves listed before it, or once the game has ended; Fault and Gap
@@ -714,7 +726,7 @@ def play_legal(game: Game, moves: list) -> bool:
     for move in moves:
         if game.ended() is not None:
             return False
-        if move not in game.legal_moves():
+        if not any(_same_move(move, m) for m in game.legal_moves()):
             return False
         game.step(move, check=False)
     return True

@@ -176,14 +176,15 @@ class Program:
                 self.fits(t.value, v) for v in value)
         if isinstance(t, OptT):
             return value is None or self.fits(t.inner, value)
+        # (strictly: True and 1.0 are equal to 1 in Python, but are no value of a number or a player)
         if isinstance(t, OrderT):
-            return isinstance(value, tuple) and sorted(value) == self.domains.values(t.elem)
+            return isinstance(value, tuple) and sorted(map(repr, value)) == sorted(map(repr, self.domains.values(t.elem)))
         if isinstance(t, SetT):
             return isinstance(value, frozenset) and all(self.fits(t.elem, v) for v in value)
         if isinstance(t, IntT):
-            return isinstance(value, int) and (t.lo is None or t.lo <= value) and (t.hi is None or value <= t.hi)
+            return type(value) is int and (t.lo is None or t.lo <= value) and (t.hi is None or value <= t.hi)
         try:
-            return value in self.domains.values(t)
+            return any(type(v) is type(value) and v == value for v in self.domains.values(t))
         except TypeError:
             return True
 
