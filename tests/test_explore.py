@@ -1090,3 +1090,24 @@ def test_a_kept_play_with_values_only_equal_to_a_move_s_is_passed_over(tmp_path)
         v, r = _climb_run(again)
         assert r["summit"].status == "reachable" and "a directed search of" in r["summit"].message, r["summit"]
         assert "a directed search of" in r["below"].message and "PTrue" not in str(r["below"].trace.to_json())
+
+
+def test_a_goal_the_searches_missed_gets_one_more_search_from_a_seed_of_its_own(monkeypatch):
+    # which goal a search misses rests on its seed (de.rules, 5 players: three seeds, three goals
+    # left bounded); a goal Z3 rules out gets no more search
+    import verifier.explore as E
+
+    text = CLIMB + '/// Never.\nreachable never cite "R" "top": height > 40\n'
+    searched = []
+
+    def missing_summit(program, goals, seed, budget, **kw):
+        out = explore(program, goals, seed, budget, **kw)
+        searched.append((seed, sorted(g.key for g in goals)))
+        if not seed.endswith("/again"):
+            out.found.pop("summit", None)
+        return out
+    monkeypatch.setattr(E, "explore", missing_summit)
+    r = {x.property: x for x in Verifier(compile_text(text), 2, 8, 20, 100).run()}
+    assert [keys for seed, keys in searched if seed.endswith("/again")] == [["summit"]], searched
+    assert r["summit"].status == "reachable" and "a directed search of" in r["summit"].message
+    assert r["never"].status == "unreachable"

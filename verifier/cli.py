@@ -188,7 +188,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "from start games of their own, or one run where Z3 sorts the start games; for a costly "
                         "goal one run, a quarter of its rollouts choosing each move one step ahead); then the "
                         "search goes on for what is left, where an undecided point Z3 proves out of reach no "
-                        "longer keeps it going. Start games Z3 proves out of a goal's reach are left; what it "
+                        "longer keeps it going; what is still open and not ruled out by Z3 gets one more "
+                        "search of MOVES/4 from a seed of its own. Start games Z3 proves out of a goal's reach are left; what it "
                         "finds is replayed and real, finding nothing proves nothing (default 400,000; 0: none)")
     v.add_argument("--seed", type=_seed, default="verify", metavar="S",
                    help="seed of the random games (S/0, S/1, ...) and of the directed search: what they reach "

@@ -177,6 +177,7 @@ class Verifier:
         self.games = games  # random games played for witnesses the bounded search is too shallow to find
         self.explore = explore  # moves of the directed search for what the random games did not reach
         self._explored = None         # the directed search's Exploration, once it ran
+        self._ruled_out: dict = {}    # reachability goal -> whether Z3 proves it out of reach (ruled_out)
         self._explore_asked = False    # the search is set up once, even when there is nothing to look for
         self._unproved: set[str] = set()
         self._gaps_unreachable: dict[tuple, bool] = {}  # an undecided point's ids -> gap_unreachable's answer
@@ -1484,9 +1485,34 @@ class Verifier:
                 shared = explore(prog, goals, self.seed, self.explore, viable=viable, pause=(self.explore * 3 // 4, own))
                 ex.add(shared)
                 ex.found.update(shared.found)
-                for key, f in own([g.key for g in goals if g.key not in ex.found])[0].items():
+                found, out_of_reach = own([g.key for g in goals if g.key not in ex.found])
+                for key, f in found.items():
                     ex.found.setdefault(key, f)
+                # what is still open and not ruled out by Z3 gets one more search, from a seed of
+                # its own: which goal a search misses rests on its seed (de.rules with 5 players:
+                # seeds a1, b2 and c3 each left one goal bounded, a different one each time)
+                props = {p.name: p for p in self.spec.properties if p.kind == "reachable"}
+                left = [g for g in goals if g.key not in ex.found and g.key not in out_of_reach
+                        and not (g.key in props and self.ruled_out(props[g.key]))]
+                if left:  # (an undecided point judged by its finer distance at once, as after a pause)
+                    left = [replace(g, dist=g.finer, finer=None) if g.finer is not None else g
+                            for g in left]
+                    again = explore(prog, left, f"{self.seed}/again", self.explore // 4, viable=viable)
+                    ex.add(again)
+                    for key, f in again.found.items():
+                        ex.found.setdefault(key, f)
         return self._explored
+
+    def ruled_out(self, p: ir.Property) -> bool:
+        """Whether Z3 proves that no state the proved invariants allow satisfies reachability goal p
+        (asked once: the search and check_reachable both want it)."""
+        if p.name not in self._ruled_out:
+            try:
+                v, f, c = self.value(p.expr, self.pre, tag=f"reach.{p.name}.pre")
+                self._ruled_out[p.name] = self.allowed(*c, v, NOT(f)) == z3.unsat
+            except Unsupported:
+                self._ruled_out[p.name] = False
+        return self._ruled_out[p.name]
 
     def play_scope(self) -> str:
         """What a kept play is filed under in the store of answers: the game, its edition and the
@@ -2048,13 +2074,9 @@ class Verifier:
         """Unreachable when no state the proved invariants allow satisfies it; reachable with a real
         trace from a simulated game or the bounded search (the shortest one it finds)."""
         t0 = time.perf_counter()
-        try:
-            v, f, c = self.value(p.expr, self.pre, tag=f"reach.{p.name}.pre")
-            if self.allowed(*c, v, NOT(f)) == z3.unsat:
-                self.add(p, "unreachable", t0, "no state the proved invariants allow satisfies it")
-                return
-        except Unsupported:
-            pass
+        if self.ruled_out(p):
+            self.add(p, "unreachable", t0, "no state the proved invariants allow satisfies it")
+            return
         w = self.simulated_witness(p)
         if w is not None:
             self.add(p, "reachable", t0, f"reached in a simulated game after {moves_text(len(w.steps))} (a real trace)",
