@@ -1047,6 +1047,7 @@ def test_a_second_run_replays_the_plays_kept_in_the_store_instead_of_searching(t
         assert "a directed search of" in first[name].message and "kept in a.db by an earlier run" in again[name].message
         assert again[name].trace is not None and len(again[name].trace) == len(first[name].trace)
     assert "directed search" not in again["below"].message and again["below"].trace.outcome["kind"] == "violation"
+    assert not any("directed search of 0 moves" in r.message for r in again.values())  # none ran
 
 
 def test_a_kept_play_that_no_longer_reaches_its_goal_is_searched_for_again(tmp_path):

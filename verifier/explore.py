@@ -762,6 +762,7 @@ class Exploration:
     # (the moves before it lead to a state where it is legal: a witness of the action enabled)
     played: dict[int, Found] = field(default_factory=dict)
     kept: set = field(default_factory=set)  # goal keys found as plays an earlier run kept (Verifier.kept_plays)
+    searched: bool = False  # whether a search ran (not only kept plays replayed)
 
     def add(self, more: "Exploration") -> None:
         """Count another search's moves and what it played in; its finds are the caller's to take."""

@@ -1445,6 +1445,7 @@ class Verifier:
             if goals:
                 viable = self.viable()
                 ex = self._explored = self._explored or Exploration()
+                ex.searched = True
                 searched: set = set()
 
                 def own(left) -> tuple[dict, set]:
@@ -1723,7 +1724,7 @@ class Verifier:
             note += " (none played a move)"  # each stopped at the setup, or the game ends there
         if self._sim_error:
             note = f" (no random games: {self._sim_error})"
-        if self._explored is not None and self._explored.moves and searched:
+        if self._explored is not None and self._explored.searched and searched:
             note += f" nor by a directed search of {self._explored.moves:,} moves"
         return note
 
