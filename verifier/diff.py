@@ -840,7 +840,7 @@ def compare(a: ir.Spec, b: ir.Spec, players: list[int] | None = None, timeout: f
             # (then from states of B's games carried into A: a state only B's rules reach)
             for check in (_Played(cmp, pa, pb), _Played(_Mirror(cmp), pb, pa)):
                 for name, d in check.run([name for name in rest if name not in witnessed], games).items():
-                    differences.append(d if check.cmp is cmp else _mirrored(d))
+                    differences.append(d)
                     witnessed.add(name)
                 for name, k in check.checks.items():
                     moves_played[name] = moves_played.get(name, 0) + k
@@ -1005,7 +1005,7 @@ class _Played:
     def __init__(self, cmp: "Comparison | _Mirror", pa: Program, pb: Program, seed: str = "diff-play"):
         from .trace import ItfCodec
         self.cmp, self.pa, self.pb, self.seed = cmp, pa, pb, seed
-        self.whose = "the second" if isinstance(cmp, _Mirror) else "the first"  # edition whose games are played
+        self.mirrored = isinstance(cmp, _Mirror)  # B's games played, their states carried into A
         self.ca, self.cb = ItfCodec(pa.domains), ItfCodec(pb.domains)
         a, b = cmp.a, cmp.b
         self.vars_a = {v.name: (i, v.type) for i, v in enumerate(a.state)}
@@ -1201,11 +1201,14 @@ class _Played:
             if kind is None:
                 continue
             sides = ((pa, S, act_a), (pb, Sb, act_b))
-            # (a mirrored comparison's lines as A against B: a variable B does not share is B's)
-            setup = _setup_lines(self.cmp.original, *sides[::-1], ordered=True) if isinstance(self.cmp, _Mirror) \
+            # (a mirrored comparison's difference told as A against B: a variable B does not share is B's)
+            setup = _setup_lines(self.cmp.original, *sides[::-1], ordered=True) if self.mirrored \
                 else _setup_lines(self.cmp, *sides, ordered=True)
-            setup.insert(0, f"(a state of a simulated game of {self.whose} edition, where Z3 gave no witness that the "
-                            "interpreters bear out" + ("; Z3 compares a pile by its cards, not their order)" if then else ")"))
+            setup.insert(0, f"(a state of a simulated game of the {'second' if self.mirrored else 'first'} edition, "
+                            "where Z3 gave no witness that the interpreters bear out"
+                            + ("; Z3 compares a pile by its cards, not their order)" if then else ")"))
+            if self.mirrored:
+                side_a, side_b, act_a, act_b = side_b, side_a, act_b, act_a
             return Difference(name, kind, _consequence(a, b, kind, side_a, side_b), self.cmp.n, pa.move_label(move_a),
                               setup, side_a, side_b, act_a.cite, act_b.cite, found_by="play", then=then)
         return None
@@ -1275,12 +1278,6 @@ class _Mirror:
     def __init__(self, cmp: Comparison):
         self.a, self.b, self.n, self.shared, self.bridge = cmp.b, cmp.a, cmp.n, cmp.shared, cmp.bridge
         self.original = cmp
-
-
-def _mirrored(d: Difference) -> Difference:
-    """A difference _Played found with the editions swapped (_Mirror), told as A against B again."""
-    return Difference(d.rule, d.kind, d.consequence, d.players, d.move, d.setup, d.b, d.a, d.cite_b, d.cite_a,
-                      found_by=d.found_by, then=d.then)
 
 
 def _empty(program, t: Type):

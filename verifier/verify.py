@@ -1438,14 +1438,10 @@ class Verifier:
             goals += [gap_goal(prog, key, ids) for key, ids in gaps.items() if key not in met]
             kept = self.kept_plays([g.key for g in goals], gaps)
             goals = [g for g in goals if g.key not in kept]
-            if kept:
-                ex = self._explored = Exploration()
-                ex.found.update(kept)
-                ex.kept = set(kept)
+            if kept or goals:
+                ex = self._explored = Exploration(found=dict(kept), kept=set(kept), searched=bool(goals))
             if goals:
                 viable = self.viable()
-                ex = self._explored = self._explored or Exploration()
-                ex.searched = True
                 searched: set = set()
 
                 def own(left) -> tuple[dict, set]:
@@ -1541,9 +1537,10 @@ class Verifier:
                 p = _gap_property(gap)
             else:
                 gap, p = None, props.get(key.removeprefix("violation:"))
-            if params is not None and p is not None and isinstance(seed, str) and isinstance(moves, list) \
-                    and self.replays(Found(seed, params, moves), p, gap):
-                kept[key] = Found(seed, params, moves)
+            if params is not None and p is not None and isinstance(moves, list):
+                f = Found(seed, params, moves)
+                if self.replays(f, p, gap):
+                    kept[key] = f
         self.answers.plays_reused += len(kept)
         return kept
 
