@@ -129,14 +129,16 @@ def test_play_whole_game_with_random_moves(tmp_path):
 
 
 def test_play_bad_answer_from_a_pipe_exits_2():
-    r = run_cli("play", TRICKS, "--players", "3", stdin="1\nzzz\n")
-    assert r.code == 2 and "input line 2" in r.err and "E006" in r.err
+    # the answer is shown at its line and column of the input, with the line and a caret under it
+    r = run_cli("play", TRICKS, "--players", "3", stdin="1\n  zzz\n")
+    assert r.code == 2 and "<stdin>:2:3: error[E006]: 'zzz' is not a move" in r.err, r
+    assert "   2 |   zzz\n     |   ^^^\n" in r.err and "hint:" in r.err
 
 
 def test_play_a_superscript_digit_is_not_a_move():
     # '²' (AltGr+2 on a German keyboard) passes str.isdigit but not int(): exit 3 before
     r = run_cli("play", TRICKS, "--players", "3", stdin="1\n\u00b2\n")
-    assert r.code == 2 and "input line 2" in r.err and "E006" in r.err, r
+    assert r.code == 2 and "<stdin>:2:1: error[E006]" in r.err, r
 
 
 def test_play_ctrl_c_at_the_prompt_keeps_the_game_played(tmp_path, monkeypatch):

@@ -13,6 +13,7 @@ from .backends.interpreter import Program
 from .backends.runtime import Fault, Gap
 from .cli import EXIT_FOUND, EXIT_INPUT, EXIT_OK
 from .diagnostics import error
+from .source import SourceFile, Span, register
 from .types import BagT, MapT, PileT, PlayerT, format_value
 
 HELP = "a number picks that move; r = a random move, s = the whole state, q = quit, ? = this help"
@@ -70,7 +71,7 @@ def play(spec: ir.Spec, players: int, seed: str, inp, out, save_path: str | None
     title = spec.title or spec.game
     say(f"{title}" + (f" ({spec.edition})" if spec.edition else "") + f", {players} players, seed \"{seed}\"")
     say(HELP)
-    line_no = 0
+    read: list[str] = []  # the lines read so far, quoted when one is not an answer
     code = EXIT_OK
     while True:
         end = game.ended()
@@ -106,7 +107,8 @@ def play(spec: ir.Spec, players: int, seed: str, inp, out, save_path: str | None
                 raise
             except UnicodeDecodeError:  # bytes that are not text in the locale's encoding
                 answer = "\ufffd\n"
-            line_no += 1
+            if answer:
+                read.append(answer.rstrip("\r\n"))
             if not answer:
                 say("(end of input)")
                 return _finish(program, game, save_path, say, code)
@@ -130,7 +132,7 @@ def play(spec: ir.Spec, players: int, seed: str, inp, out, save_path: str | None
                     say(message)
                     continue
                 from .cli import print_diagnostics
-                print_diagnostics([error("E006", f"input line {line_no}: {message}", hint=HELP)])
+                print_diagnostics([error("E006", message, _answer_span(inp, read), hint=HELP)])
                 _finish(program, game, save_path, say, code)
                 return EXIT_INPUT
         say(f"> {program.move_label(move)}")
@@ -152,6 +154,17 @@ def play(spec: ir.Spec, players: int, seed: str, inp, out, save_path: str | None
             if not v.prop.expect_violated:
                 code = EXIT_FOUND
     return _finish(program, game, save_path, say, code)
+
+
+def _answer_span(inp, read: list[str]) -> Span:
+    """Where the last line read lies in the input (named `<stdin>` for a pipe, else the file's
+    name), its answer marked; the lines read are registered as the input's text to be quoted."""
+    name = getattr(inp, "name", None)
+    source = SourceFile(name if isinstance(name, str) else "<stdin>", "\n".join(read))
+    register(source)
+    line = read[-1]
+    col = len(line) - len(line.lstrip()) + 1
+    return Span(source.path, len(read), col, len(read), col + max(1, len(line.strip())))
 
 
 def _finish(program, game, save_path, say, code):
