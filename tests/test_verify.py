@@ -815,8 +815,8 @@ def _solvers_made(monkeypatch) -> list:
     made: list = []
     real = Verifier.solver
 
-    def solver(self):
-        s = real(self)
+    def solver(self, *args):
+        s = real(self, *args)
         settings: dict = {}
         made.append(settings)
         plain = s.set
@@ -2801,3 +2801,55 @@ def test_a_simulated_deadlock_that_does_not_replay_is_not_reported():
     r = {x.property: x for x in v.run()}
     d = r["no_deadlock"]
     assert d.status == "violated" and d.depth == 1 and d.message == "a deadlock after 1 move (replayed)", d.message
+
+
+def test_a_solver_that_simplifies_first_gives_whole_models_and_says_why_it_stopped():
+    # Verifier.PREPROCESS: solve-eqs takes x out of the question; the model still gives it
+    from verifier.verify import _Solver
+
+    x, y = z3.Ints("x y")
+    s = _Solver(lambda: None, 1000, Verifier.PREPROCESS)
+    s.add(x == y + 1, y > 3, x * x > 30)
+    assert s.check() == z3.sat
+    m = s.model()
+    assert m[x] is not None and m.eval(x == y + 1) and m.eval(x * x > 30)
+    s.add(x < 6)
+    assert s.check() == z3.unsat
+    # a time limit is said as with Z3's own solver (11 pigeons in 10 holes take long)
+    holes = [[z3.Bool(f"p{i}_{j}") for j in range(10)] for i in range(11)]
+    s = _Solver(lambda: None, 200, Verifier.PREPROCESS)
+    s.set("timeout", 200)
+    s.add(*[z3.Or(*row) for row in holes])
+    s.add(*[z3.Or(z3.Not(holes[i][j]), z3.Not(holes[k][j])) for j in range(10) for i in range(11)
+            for k in range(i + 1, 11)])
+    assert s.check() == z3.unknown
+    assert s.reason_unknown() == "a question took the solver's time limit (0.2 s, --timeout)"
+
+
+def test_only_the_questions_whether_a_condition_can_hold_are_simplified_first(monkeypatch):
+    # possible() (run-time errors, undecided points) and faults_and_rankings ask of the
+    # preprocessing solver; the induction keeps Z3's defaults
+    import verifier.verify as V
+
+    asked = []
+    made = V._Solver.__init__
+
+    def init(self, budget_of, limit_ms=None, tactics=()):
+        parts = {f.f_code.co_name for f in _frames()}
+        asked.append((bool(tactics), "possible" in parts or "faults_and_rankings" in parts,
+                      "prove_invariants" in parts))
+        made(self, budget_of, limit_ms, tactics)
+    monkeypatch.setattr(V._Solver, "__init__", init)
+    results = {r.property: r for r in Verifier(compile_text(MINI), 2, 3, 20, 0, explore=0).run()}
+    assert results["no_runtime_errors"].status == "proved" and results["conserved"].status == "proved"
+    assert any(t for t, in_possible, _inv in asked) and any(in_possible for _t, in_possible, _inv in asked)
+    assert all(t == in_possible for t, in_possible, _inv in asked if in_possible or _inv)
+
+
+def _frames():
+    import sys
+
+    f = sys._getframe(2)
+    while f is not None:
+        yield f
+        f = f.f_back
