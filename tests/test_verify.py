@@ -2853,3 +2853,22 @@ def _frames():
     while f is not None:
         yield f
         f = f.f_back
+
+
+def test_the_count_asked_again_without_exact_piles_does_not_play_its_random_games_again(monkeypatch):
+    # the refill's run-time error check does not rule out more cards in a pile than it follows
+    # card by card: the count is verified again without that; its random games are the same games
+    import pathlib
+
+    import verifier.simulate as simulate
+    from verifier.pipeline import load_spec
+
+    played = []
+    real = simulate.simulate
+    monkeypatch.setattr(simulate, "simulate", lambda *a, **k: played.append(a[1:3]) or real(*a, **k))
+    spec, _ = load_spec(str(pathlib.Path(__file__).parent / "specs" / "crosscheck" / "reshuffle.rules"))
+    v = Verifier(spec, 2, depth=2, timeout=20, games=3, explore=0)
+    results = {r.property: r for r in v.run()}
+    assert v.beyond_exact  # (it was asked again)
+    assert played == [(2, 3)]
+    assert results["no_blue_in_hand"].status == "violated" and "simulated game" in results["no_blue_in_hand"].message
