@@ -552,9 +552,11 @@ class Verifier:
     # The questions whether a condition can hold on a step (possible(): run-time errors, undecided
     # points; faults_and_rankings) are asked, on fresh solvers, of these tactics: simplified, and
     # the variables an equation gives substituted, before Z3's SMT core sees them. de.rules, 3
-    # players, the run-time error check: 14.6 s against 8.9 s (whole runs of verify_profile.py side
+    # players, the run-time error check: 8.9 s against 14.6 s (whole runs of verify_profile.py side
     # by side); from files, its slowest questions took 0.3 to 0.5 s against 0.6 to 1.7 s. The
-    # induction's questions were slower so (34.2 s against 38.5 s): they keep Z3's defaults.
+    # induction's questions were slower so (38.5 s against 34.2 s with Z3's defaults), and so were
+    # the incremental solvers' (a tactic's solver does all its work again at each check): both keep
+    # Z3's defaults.
     PREPROCESS = ("simplify", "solve-eqs", "simplify", "smt")
 
     def check(self, facts: list, timeout_ms: int | None = None, second: bool = True):
