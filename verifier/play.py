@@ -107,11 +107,10 @@ def play(spec: ir.Spec, players: int, seed: str, inp, out, save_path: str | None
                 raise
             except UnicodeDecodeError:  # bytes that are not text in the locale's encoding
                 answer = "\ufffd\n"
-            if answer:
-                read.append(answer.rstrip("\r\n"))
             if not answer:
                 say("(end of input)")
                 return _finish(program, game, save_path, say, code)
+            read.append(answer.rstrip("\r\n"))
             answer = answer.strip().lower()
             if answer in ("q", "quit", "exit"):
                 return _finish(program, game, save_path, say, code)

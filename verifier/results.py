@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .diagnostics import UserError, error
 from .parse import read_text
-from .source import Span
+from .source import SourceFile, Span
 
 HINT = "--results takes the output of `rulespec verify SPEC --json`"
 STATUSES = ("proved", "bounded", "tested", "violated", "unknown", "reachable", "unreachable")
@@ -147,11 +147,8 @@ def _value_at(text: str, where: str) -> tuple[int, int] | None:
 
 def _span(path: str, text: str, start: int, end: int) -> Span:
     """The span of text[start:end], cut at the end of its first line."""
-    line = text.count("\n", 0, start) + 1
-    first = text.rfind("\n", 0, start) + 1
     stop = text.find("\n", start)
-    end = min(end, stop) if stop >= 0 else end
-    return Span(path, line, start - first + 1, line, max(end, start + 1) - first + 1)
+    return SourceFile(path, text).span_at(start, (min(end, stop) if stop >= 0 else end) - start)
 
 
 def _trace(path: str, where: str, t, text: str) -> dict | None:
