@@ -2707,9 +2707,11 @@ invariant inv cite "P" "p": size(dk) == 0 or first(dk).v == 0
 """)
     v = Verifier(spec, 2, 3, 20, 10, explore=0)
     r = {x.property: x for x in v.run()}
-    assert v.enc.exact and r["inv"].status == "bounded", r["inv"].message  # (what the test stands on)
+    # (what the test stands on; 2-induction proves it: from the state named, the game has ended)
+    assert v.enc.exact and r["inv"].status == "proved", r["inv"].message
+    assert r["inv"].message.startswith("proved by 2-induction: not preserved by a0 ("), r["inv"].message
     # (which card Z3's model moves varies with the questions asked before it)
-    assert re.search(r"a0\(\) breaks it from a state where dk: \[\] -> \[K\(\d\)\];", r["inv"].message), r["inv"].message
+    assert re.search(r"a0\(\) breaks it from a state where dk: \[\] -> \[K\(\d\)\]\)", r["inv"].message), r["inv"].message
     # where the run-time error check's time limit leaves a pile beyond what it follows open, the
     # count is asked again without following any: what that run cannot encode says why it ran so
     v = Verifier(spec, 2, 3, 20, 10, explore=0, property_timeout=1e-9)
@@ -2872,3 +2874,74 @@ def test_the_count_asked_again_without_exact_piles_does_not_play_its_random_game
     assert v.beyond_exact  # (it was asked again)
     assert played == [(2, 3)]
     assert results["no_blue_in_hand"].status == "violated" and "simulated game" in results["no_blue_in_hand"].message
+
+
+K_CHAIN = """
+game k "K"
+players 2..2 cite "P" "p"
+var x: 0..4
+var n: 0..10
+init cite "S" "s" { x := 0 n := 0 }
+/// Flip between 0 and 1.
+action flip() cite "A" "a" when n < 10 and x <= 1 { x := 1 - x  n += 1 }
+/// Down from 4 to 2, one at a time (from states no game reaches).
+action fall() cite "A" "b" when n < 10 and x >= 3 { x -= 1  n += 1 }
+/// Stay at 2.
+action stay() cite "A" "c" when n < 10 and x == 2 { n += 1 }
+end over cite "E" "e": n == 10
+/// Never two: true, but fall() breaks it from x = 3, which only x = 4 leads to.
+invariant never_two cite "S" "s": x != 2
+/// Never three moves: false after three, and no state before the start has n = 0 - 1.
+invariant not_three cite "S" "s": n != 3
+/// Expected to fail, and true: not tried by k-induction.
+invariant expected_two cite "S" "s" expect violated "a guess": x != 2
+"""
+
+
+def test_an_invariant_not_inductive_alone_is_proved_by_k_induction_with_the_least_k():
+    # never_two: fall() breaks it from x = 3, which only x = 4 leads to (by fall), and nothing leads
+    # to x = 4: 2-induction fails (x = 4, 3, then 2), 3-induction proves it (a third state before 2
+    # would lead to x = 4)
+    for games in (0, 20):  # with games, the proof is checked against them too (it stays proved)
+        r = {x.property: x for x in Verifier(compile_text(K_CHAIN), 2, 3, 20, games, explore=0).run()}
+        assert r["never_two"].status == "proved", r["never_two"].message
+        assert r["never_two"].message.startswith("proved by 3-induction: not preserved by fall (fall() breaks it "
+                                                 "from a state where x: 3 -> 2)"), r["never_two"].message
+        assert "it holds in every state within 3 moves of the start" in r["never_two"].message
+    # the same with one move of search: k is at most one more than the depth searched (the base
+    # case of k-induction), so 3 is not tried and the invariant stays bounded
+    r = {x.property: x for x in Verifier(compile_text(K_CHAIN), 2, 1, 20, 0, explore=0).run()}
+    assert r["never_two"].status == "bounded" and r["never_two"].depth == 1
+    assert r["never_two"].message.endswith("; no violation within 1 move; not proved by k-induction either "
+                                           "(k = 2 to 2)"), r["never_two"].message
+    # an invariant the spec expects to fail is not tried
+    assert r["expected_two"].status == "bounded" and "induction" not in r["expected_two"].message
+
+
+def test_k_induction_is_not_tried_beyond_the_depth_the_bounded_search_covered():
+    # not_three is false after three moves; with two moves searched (no violation there) it is
+    # 4-inductive (four states with n != 3 before one with n == 3 would start at n = -1): trying
+    # k = 4 would prove a false invariant. k stops at 3, which finds the run 0, 1, 2 -> 3.
+    r = {x.property: x for x in Verifier(compile_text(K_CHAIN), 2, 2, 20, 0, explore=0).run()}
+    assert r["not_three"].status == "bounded" and r["not_three"].depth == 2, r["not_three"].message
+    assert r["not_three"].message.endswith("not proved by k-induction either (k = 2 to 3)"), r["not_three"].message
+    # with three moves searched, the search finds the violation itself, replayed
+    r = {x.property: x for x in Verifier(compile_text(K_CHAIN), 2, 3, 20, 0, explore=0).run()}
+    assert r["not_three"].status == "violated" and r["not_three"].depth == 3, r["not_three"].message
+
+
+def test_k_induction_the_solver_does_not_settle_leaves_the_invariant_bounded_saying_where(monkeypatch):
+    from verifier.verify import Unrolling
+
+    find = Unrolling.find
+
+    def stops(self, target, i, last_step_completes=True):
+        if self.states[0] is self.v.init.state:  # the bounded search from the start: as it is
+            return find(self, target, i, last_step_completes)
+        self.reason = "canceled"  # k-induction's chain: Z3 stopped by its brief limit
+        return "unknown"
+    monkeypatch.setattr(Unrolling, "find", stops)
+    r = {x.property: x for x in Verifier(compile_text(K_CHAIN), 2, 3, 20, 0, explore=0).run()}
+    assert r["never_two"].status == "bounded", r["never_two"].message
+    assert r["never_two"].message.endswith("; no violation within 3 moves; k-induction not settled at k = 2 "
+                                           "within a brief try of 4 s"), r["never_two"].message

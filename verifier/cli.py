@@ -149,7 +149,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("verify", help="prove the properties with Z3, for every player count",
                        description="Prove every property of the specs with Z3, for every player count: invariants "
-                                   "by induction, rankings and bounds by induction, undecided points proved "
+                                   "by induction (one that is not inductive alone: by k-induction, k = 2 to 4, where "
+                                   "the bounded search found no violation within k - 1 moves), rankings and bounds "
+                                   "by induction, undecided points proved "
                                    "unreachable or reached, deadlocks and run-time errors ruled out. What is not "
                                    "proved is searched for in random games, by a directed search of the interpreter "
                                    "(from the states nearest each goal) and by bounded model checking; every "

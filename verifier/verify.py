@@ -1712,8 +1712,55 @@ class Verifier:
             return
         if self.from_evaluation_fault(p, t0):
             return
-        msg = f"{why}" + (f": {cti}" if cti else "") + f"; no violation within {moves_text(self.depth)}" + self.games_note()
+        k, not_k = self.k_induction(p, self.depth) if not p.expect_violated else (None, "")
+        if k is not None:
+            self.add(p, "proved", t0, f"proved by {k}-induction: {why}" + (f" ({cti})" if cti else "") +
+                     f", but no {k} moves in a row through states where it holds lead to one where it does not, "
+                     f"and it holds in every state within {moves_text(self.depth)} of the start")
+            return
+        msg = f"{why}" + (f": {cti}" if cti else "") + f"; no violation within {moves_text(self.depth)}" + \
+            self.games_note() + not_k
         self.add(p, "bounded", t0, msg, depth=self.depth)
+
+    K_INDUCTION = 4  # k-induction tries k = 2 up to this many moves (and up to one more than the depth searched)
+
+    def k_induction(self, p: ir.Property, searched: int) -> tuple[int | None, str]:
+        """Whether an invariant that one move may break (from a state no game reaches, perhaps) is
+        kept by k moves in a row: no run of k moves whose first k states meet it (and the proved
+        invariants) ends in a state that does not (k-induction). With every state within k - 1
+        moves of the start meeting it (the bounded search found no violation within `searched`
+        moves), that proves it. Returns (the least such k, "") or (None, what to add to the
+        bounded result: each k up to the limit has such a run, or the solver stopped at one)."""
+        top = min(self.K_INDUCTION, searched + 1)
+        if top < 2:
+            return None, ""
+        tag = f"kind.{p.name}"  # (holds caches a value by its tag: each chain's states have their own)
+
+        def meets(state, i: int) -> list:
+            facts = []
+            for q in self.invariants:
+                if q.name in self.assumed or q is p:
+                    h, cons = self.holds(q, state, f"{tag}.{i}")
+                    facts += [*cons, h]
+            return facts
+        try:
+            state, cons = self.enc.fresh_state(f"{tag}.0.")
+            u = Unrolling(self, (state, [*cons, *meets(state, 0)]))
+            brief = min(self.QUICK_MS, self.timeout_ms)
+            self._limit(u.solver, brief)  # brief tries: an attempt past the bounded search, not a search of its own
+            for k in range(2, top + 1):
+                u.reach(k)
+                u.solver.add(*meets(u.states[k - 1], k - 1))
+                h, cons = self.holds(p, u.states[k], f"{tag}.{k}")
+                verdict = u.find(AND(*cons, NOT(h)), k)
+                if verdict == "unsat":
+                    return k, ""
+                if verdict == "unknown":
+                    why = "" if u.reason in ("canceled", "timeout") else f" ({u.reason})"  # (Z3's words for its limit)
+                    return None, f"; k-induction not settled at k = {k} within a brief try of {brief / 1000:g} s{why}"
+        except Unsupported as exc:
+            return None, f"; k-induction cannot encode: {exc.message}"
+        return None, f"; not proved by k-induction either (k = 2 to {top})"
 
     def from_evaluation_fault(self, p: ir.Property, t0) -> bool:
         """Report an invariant (a ranking) no search found false as unknown where a simulated game stopped
@@ -2513,17 +2560,23 @@ def _leaves(values):
 class Unrolling:
     """Bounded model checking: the initial states and k steps, each a choice among all actions."""
 
-    def __init__(self, v: Verifier):
+    def __init__(self, v: Verifier, start: tuple | None = None):
         self.v = v
         self.enc = v.enc
         self.solver = v.solver()
-        init = v.init
         # the setup completes (no run-time error or undecided point in it) under this literal: a
         # search at depth 0 for what the setup meets does not assume it
         self.set_up = z3.Bool("set_up")
-        self.solver.add(*init.constraints, z3.Implies(self.set_up, init.alive))
-        self.states = [init.state]
-        self.events = [init.events]
+        if start is None:
+            init = v.init
+            self.solver.add(*init.constraints, z3.Implies(self.set_up, init.alive))
+            self.states = [init.state]
+            self.events = [init.events]
+        else:  # (state, its facts): runs from any such state, not from the setup (k_induction)
+            state, facts = start
+            self.solver.add(*facts, self.set_up)
+            self.states = [state]
+            self.events = [{}]
         self.choices = []                   # per step: (selector, {action index: StepResult})
         # step i's facts hold under the literal uses[i-1], its completion under completes[i-1]: a
         # search at depth i assumes the first i of them only, so that the deeper steps an earlier
