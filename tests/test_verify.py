@@ -2918,11 +2918,19 @@ def test_an_invariant_not_inductive_alone_is_proved_by_k_induction_with_the_leas
     assert r["expected_two"].status == "bounded" and "induction" not in r["expected_two"].message
 
 
-def test_k_induction_is_not_tried_beyond_the_depth_the_bounded_search_covered():
+def test_k_induction_is_not_tried_beyond_the_depth_the_bounded_search_covered(monkeypatch):
     # not_three is false after three moves; with two moves searched (no violation there) it is
     # 4-inductive (four states with n != 3 before one with n == 3 would start at n = -1): trying
     # k = 4 would prove a false invariant. k stops at 3, which finds the run 0, 1, 2 -> 3.
+    from verifier.verify import Unrolling
+
+    chains = []
+    init = Unrolling.__init__
+    monkeypatch.setattr(Unrolling, "__init__", lambda self, v, start=None: chains.append(start is not None) or
+                        init(self, v, start))
     r = {x.property: x for x in Verifier(compile_text(K_CHAIN), 2, 2, 20, 0, explore=0).run()}
+    assert r["never_two"].status == "proved"  # (by 3-induction, as not_three is tried: one chain for both)
+    assert chains.count(True) == 1, chains
     assert r["not_three"].status == "bounded" and r["not_three"].depth == 2, r["not_three"].message
     assert r["not_three"].message.endswith("not proved by k-induction either (k = 2 to 3)"), r["not_three"].message
     # with three moves searched, the search finds the violation itself, replayed
@@ -2935,9 +2943,9 @@ def test_k_induction_the_solver_does_not_settle_leaves_the_invariant_bounded_say
 
     find = Unrolling.find
 
-    def stops(self, target, i, last_step_completes=True):
+    def stops(self, target, i, last_step_completes=True, assume=()):
         if self.states[0] is self.v.init.state:  # the bounded search from the start: as it is
-            return find(self, target, i, last_step_completes)
+            return find(self, target, i, last_step_completes, assume)
         self.reason = "canceled"  # k-induction's chain: Z3 stopped by its brief limit
         return "unknown"
     monkeypatch.setattr(Unrolling, "find", stops)

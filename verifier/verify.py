@@ -1730,37 +1730,53 @@ class Verifier:
         invariants) ends in a state that does not (k-induction). With every state within k - 1
         moves of the start meeting it (the bounded search found no violation within `searched`
         moves), that proves it. Returns (the least such k, "") or (None, what to add to the
-        bounded result: each k up to the limit has such a run, or the solver stopped at one)."""
+        bounded result: each k up to the limit has such a run, or the solver stopped at one).
+        The runs are one chain of states for every invariant tried (k_chain), each invariant's
+        part of a question under literals of its own."""
         top = min(self.K_INDUCTION, searched + 1)
         if top < 2:
             return None, ""
-        tag = f"kind.{p.name}"  # (holds caches a value by its tag: each chain's states have their own)
-
-        def meets(state, i: int) -> list:
-            facts = []
-            for q in self.invariants:
-                if q.name in self.assumed or q is p:
-                    h, cons = self.holds(q, state, f"{tag}.{i}")
-                    facts += [*cons, h]
-            return facts
         try:
-            state, cons = self.enc.fresh_state(f"{tag}.0.")
-            u = Unrolling(self, (state, [*cons, *meets(state, 0)]))
-            brief = min(self.QUICK_MS, self.timeout_ms)
-            self._limit(u.solver, brief)  # brief tries: an attempt past the bounded search, not a search of its own
+            u = self.k_chain(1)
+            held = []  # literals: p holds in the chain's states 0 .. k - 1
             for k in range(2, top + 1):
-                u.reach(k)
-                u.solver.add(*meets(u.states[k - 1], k - 1))
-                h, cons = self.holds(p, u.states[k], f"{tag}.{k}")
-                verdict = u.find(AND(*cons, NOT(h)), k)
+                u = self.k_chain(k)
+                for i in range(len(held), k):
+                    h, cons = self.holds(p, u.states[i], f"kind.{i}")
+                    lit = z3.Bool(f"kind.{p.name}.{i}")
+                    u.solver.add(z3.Implies(lit, AND(*cons, h)))
+                    held.append(lit)
+                h, cons = self.holds(p, u.states[k], f"kind.{k}")
+                verdict = u.find(AND(*cons, NOT(h)), k, assume=held)
                 if verdict == "unsat":
                     return k, ""
                 if verdict == "unknown":
                     why = "" if u.reason in ("canceled", "timeout") else f" ({u.reason})"  # (Z3's words for its limit)
-                    return None, f"; k-induction not settled at k = {k} within a brief try of {brief / 1000:g} s{why}"
+                    return None, (f"; k-induction not settled at k = {k} within a brief try of "
+                                  f"{self._k_brief / 1000:g} s{why}")
         except Unsupported as exc:
             return None, f"; k-induction cannot encode: {exc.message}"
         return None, f"; not proved by k-induction either (k = 2 to {top})"
+
+    def k_chain(self, k: int) -> "Unrolling":
+        """k-induction's runs (shared by the invariants it tries): k moves from any state, each
+        state meeting the proved invariants (they hold in every state a game reaches)."""
+        u = getattr(self, "_k_chain", None)
+        if u is None:
+            state, cons = self.enc.fresh_state("kind.0.")
+            u = self._k_chain = Unrolling(self, (state, cons))
+            # brief tries: an attempt past the bounded search, not a search of its own
+            self._k_brief = min(self.QUICK_MS, self.timeout_ms)
+            self._limit(u.solver, self._k_brief)
+            self._k_met = 0  # the states the proved invariants are asserted in
+        u.reach(k)
+        for i in range(self._k_met, len(u.states)):
+            for q in self.invariants:
+                if q.name in self.assumed:
+                    h, cons = self.holds(q, u.states[i], f"kind.{i}")
+                    u.solver.add(*cons, h)
+        self._k_met = len(u.states)
+        return u
 
     def from_evaluation_fault(self, p: ir.Property, t0) -> bool:
         """Report an invariant (a ranking) no search found false as unknown where a simulated game stopped
@@ -2634,10 +2650,11 @@ class Unrolling:
             act = OR(act, trig)
         return act, cnt, extra
 
-    def find(self, target, i: int, last_step_completes: bool = True) -> str:
-        """Whether some run of i moves ends in the target (the last move completing, or not)."""
+    def find(self, target, i: int, last_step_completes: bool = True, assume: list = ()) -> str:
+        """Whether some run of i moves ends in the target (the last move completing, or not), with
+        these literals assumed as well."""
         assume = ([self.set_up] if i or last_step_completes else []) + self.uses[:i] + \
-            (self.completes[i - 1:i] if last_step_completes and i else [])
+            (self.completes[i - 1:i] if last_step_completes and i else []) + list(assume)
         self.solver.push()
         self.solver.add(target)
         r = self.solver.check(*assume)
