@@ -1751,7 +1751,9 @@ class Verifier:
                 if verdict == "unsat":
                     return k, ""
                 if verdict == "unknown":
-                    why = "" if u.reason in ("canceled", "timeout") else f" ({u.reason})"  # (Z3's words for its limit)
+                    # (Z3's words for the brief try's limits are left out: the message names it)
+                    brief = u.reason in ("canceled", "timeout") or u.reason.startswith("a question took the solver's")
+                    why = "" if brief else f" ({u.reason})"
                     return None, (f"; k-induction not settled at k = {k} within a brief try of "
                                   f"{self._k_brief / 1000:g} s{why}")
         except Unsupported as exc:
