@@ -2879,20 +2879,29 @@ def test_the_count_asked_again_without_exact_piles_does_not_play_its_random_game
 K_CHAIN = """
 game k "K"
 players 2..2 cite "P" "p"
-var x: 0..4
+var x: 0..5
 var n: 0..10
 init cite "S" "s" { x := 0 n := 0 }
 /// Flip between 0 and 1.
 action flip() cite "A" "a" when n < 10 and x <= 1 { x := 1 - x  n += 1 }
 /// Down from 4 to 2, one at a time (from states no game reaches).
-action fall() cite "A" "b" when n < 10 and x >= 3 { x -= 1  n += 1 }
+action fall() cite "A" "b" when n < 10 and (x == 3 or x == 4) { x -= 1  n += 1 }
 /// Stay at 2.
 action stay() cite "A" "c" when n < 10 and x == 2 { n += 1 }
+/// Hover at 5, or jump from 5 to 2 (from states no game reaches).
+action hover() cite "A" "d" when n < 10 and x == 5 { n += 1 }
+action jump() cite "A" "e" when n < 10 and x == 5 { x := 2  n += 1 }
 end over cite "E" "e": n == 10
-/// Never two: true, but fall() breaks it from x = 3, which only x = 4 leads to.
+/// Never five: proved by induction (only x = 5 leads to x = 5).
+invariant not_five cite "S" "s": x != 5
+/// Never two: true, but fall() breaks it from x = 3, which only x = 4 leads to, and jump() from
+/// x = 5, which not_five rules out (without it, runs that hover at 5 and then jump break it).
 invariant never_two cite "S" "s": x != 2
 /// Never three moves: false after three, and no state before the start has n = 0 - 1.
 invariant not_three cite "S" "s": n != 3
+/// Never four moves: false after four; its runs of 2 and 3 moves to n = 4 pass n = 3 (so that
+/// not_three's assumptions, were they left for it, would prove it).
+invariant not_four cite "S" "s": n != 4
 /// Expected to fail, and true: not tried by k-induction.
 invariant expected_two cite "S" "s" expect violated "a guess": x != 2
 """
@@ -2904,6 +2913,7 @@ def test_an_invariant_not_inductive_alone_is_proved_by_k_induction_with_the_leas
     # would lead to x = 4)
     for games in (0, 20):  # with games, the proof is checked against them too (it stays proved)
         r = {x.property: x for x in Verifier(compile_text(K_CHAIN), 2, 3, 20, games, explore=0).run()}
+        assert r["not_five"].status == "proved" and r["not_five"].message == "proved by induction"
         assert r["never_two"].status == "proved", r["never_two"].message
         assert r["never_two"].message.startswith("proved by 3-induction: not preserved by fall (fall() breaks it "
                                                  "from a state where x: 3 -> 2)"), r["never_two"].message
@@ -2913,7 +2923,7 @@ def test_an_invariant_not_inductive_alone_is_proved_by_k_induction_with_the_leas
     r = {x.property: x for x in Verifier(compile_text(K_CHAIN), 2, 1, 20, 0, explore=0).run()}
     assert r["never_two"].status == "bounded" and r["never_two"].depth == 1
     assert r["never_two"].message.endswith("; no violation within 1 move; not proved by k-induction either "
-                                           "(k = 2 to 2)"), r["never_two"].message
+                                           "(k = 2)"), r["never_two"].message
     # an invariant the spec expects to fail is not tried
     assert r["expected_two"].status == "bounded" and "induction" not in r["expected_two"].message
 
@@ -2933,6 +2943,9 @@ def test_k_induction_is_not_tried_beyond_the_depth_the_bounded_search_covered(mo
     assert chains.count(True) == 1, chains
     assert r["not_three"].status == "bounded" and r["not_three"].depth == 2, r["not_three"].message
     assert r["not_three"].message.endswith("not proved by k-induction either (k = 2 to 3)"), r["not_three"].message
+    # each invariant's assumptions are its own: not_four, tried after not_three, is not proved by them
+    assert r["not_four"].status == "bounded", r["not_four"].message
+    assert r["not_four"].message.endswith("not proved by k-induction either (k = 2 to 3)"), r["not_four"].message
     # with three moves searched, the search finds the violation itself, replayed
     r = {x.property: x for x in Verifier(compile_text(K_CHAIN), 2, 3, 20, 0, explore=0).run()}
     assert r["not_three"].status == "violated" and r["not_three"].depth == 3, r["not_three"].message
@@ -2953,6 +2966,16 @@ def test_k_induction_the_solver_does_not_settle_leaves_the_invariant_bounded_say
     assert r["never_two"].status == "bounded", r["never_two"].message
     assert r["never_two"].message.endswith("; no violation within 3 moves; k-induction not settled at k = 2 "
                                            "within its brief try"), r["never_two"].message
+
+    def spent(self, target, i, last_step_completes=True, assume=()):
+        if self.states[0] is self.v.init.state:
+            return find(self, target, i, last_step_completes, assume)
+        self.solver.over, self.reason = True, "the per-property limit (stands for _Budget.why)"
+        return "unknown"
+    monkeypatch.setattr(Unrolling, "find", spent)
+    r = {x.property: x for x in Verifier(compile_text(K_CHAIN), 2, 3, 20, 0, explore=0).run()}
+    assert r["never_two"].message.endswith("; k-induction stopped at k = 2: the per-property limit (stands for "
+                                           "_Budget.why)"), r["never_two"].message
 
 
 @pytest.mark.slow  # (about 45 s: the Dutch edition's induction with 3 players, then the chain)

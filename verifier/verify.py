@@ -1715,7 +1715,8 @@ class Verifier:
         k, not_k = self.k_induction(p, self.depth) if not p.expect_violated else (None, "")
         if k is not None:
             self.add(p, "proved", t0, f"proved by {k}-induction: {why}" + (f" ({cti})" if cti else "") +
-                     f", but no {k} moves in a row through states where it holds lead to one where it does not, "
+                     f", but no {k} moves in a row through states where it holds (and the invariants proved by induction) "
+                     f"lead to one where it does not, "
                      f"and it holds in every state within {moves_text(self.depth)} of the start")
             return
         msg = f"{why}" + (f": {cti}" if cti else "") + f"; no violation within {moves_text(self.depth)}" + \
@@ -1737,7 +1738,6 @@ class Verifier:
         if top < 2:
             return None, ""
         try:
-            u = self.k_chain(1)
             held = []  # literals: p holds in the chain's states 0 .. k - 1
             for k in range(2, top + 1):
                 u = self.k_chain(k)
@@ -1751,13 +1751,15 @@ class Verifier:
                 if verdict == "unsat":
                     return k, ""
                 if verdict == "unknown":
+                    if u.solver.over:  # the per-property limit, not the brief try's
+                        return None, f"; k-induction stopped at k = {k}: {u.reason}"
                     # (Z3's words for the brief try's limits are left out: the message names it)
                     brief = u.reason in ("canceled", "timeout") or u.reason.startswith("a question took the solver's")
                     why = "" if brief else f" ({u.reason})"
                     return None, f"; k-induction not settled at k = {k} within its brief try{why}"
         except Unsupported as exc:
             return None, f"; k-induction cannot encode: {exc.message}"
-        return None, f"; not proved by k-induction either (k = 2 to {top})"
+        return None, f"; not proved by k-induction either (k = 2{f' to {top}' if top > 2 else ''})"
 
     def k_chain(self, k: int) -> "Unrolling":
         """k-induction's runs (shared by the invariants it tries): k moves from any state, each
