@@ -1743,7 +1743,7 @@ class Verifier:
                 u = self.k_chain(k)
                 for i in range(len(held), k):
                     h, cons = self.holds(p, u.states[i], f"kind.{i}")
-                    lit = z3.Bool(f"kind.{p.name}.{i}")
+                    lit = z3.Bool(f"kind.holds.{p.name}.{i}")
                     u.solver.add(z3.Implies(lit, AND(*cons, h)))
                     held.append(lit)
                 h, cons = self.holds(p, u.states[k], f"kind.{k}")
@@ -1766,7 +1766,7 @@ class Verifier:
         state meeting the proved invariants (they hold in every state a game reaches)."""
         u = getattr(self, "_k_chain", None)
         if u is None:
-            state, cons = self.enc.fresh_state("kind.0.")
+            state, cons = self.enc.fresh_state("kind.s0.")
             u = self._k_chain = Unrolling(self, (state, cons))
             # brief tries: an attempt past the bounded search, not a search of its own
             # (Sieben Weisen's Dutch and Italian editions, 3 players: of 14 and 15 invariants not
@@ -2588,7 +2588,9 @@ class Unrolling:
         self.solver = v.solver()
         # the setup completes (no run-time error or undecided point in it) under this literal: a
         # search at depth 0 for what the setup meets does not assume it
-        self.set_up = z3.Bool("set_up")
+        # the names of its terms (the chain's are its own: Z3 takes two terms of one name as one)
+        self.prefix = "" if start is None else "kind."
+        self.set_up = z3.Bool(f"{self.prefix}set_up")
         if start is None:
             init = v.init
             self.solver.add(*init.constraints, z3.Implies(self.set_up, init.alive))
@@ -2618,19 +2620,20 @@ class Unrolling:
         v, enc = self.v, self.enc
         i = len(self.states)
         prev = self.states[-1]
-        use, done = z3.Bool(f"use{i}"), z3.Bool(f"done{i}")
+        pre = self.prefix
+        use, done = z3.Bool(f"{pre}use{i}"), z3.Bool(f"{pre}done{i}")
         facts = []
-        nxt, cons = enc.fresh_state(f"s{i}.")
+        nxt, cons = enc.fresh_state(f"{pre}s{i}.")
         facts.extend(cons)
-        sel = z3.Int(f"step{i}")
+        sel = z3.Int(f"{pre}step{i}")
         facts += [sel >= 0, sel < len(v.spec.actions)]
         for e in v.spec.ends:
-            val, f, c = v.value(e.cond, prev, tag=f"u{i}.end.{e.name}")
+            val, f, c = v.value(e.cond, prev, tag=f"{pre}u{i}.end.{e.name}")
             facts += [*c, NOT(val)]
         results = {}
         completes = []
         for j, a in enumerate(v.spec.actions):
-            r = enc.step(prev, v.params, v.consts, a, tag=f"u{i}.{a.name}")
+            r = enc.step(prev, v.params, v.consts, a, tag=f"{pre}u{i}.{a.name}")
             results[j] = r
             facts.extend(r.constraints)
             facts.append(z3.Implies(sel == j, r.guard))
