@@ -170,7 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("specs", nargs="*", metavar="SPEC", help=".rules files or folders (default: spec/)")
     v.add_argument("--players", type=_positive, metavar="N", help="player count (default: every count)")
     v.add_argument("--depth", type=_positive, default=8, metavar="K",
-                   help="bounded search depth in moves for what induction does not prove (default 8)")
+                   help="bounded search depth in moves for what induction does not prove; k-induction tries k up to K + 1 "
+                        "(default 8)")
     v.add_argument("--timeout", type=_seconds, default=30, metavar="SECONDS",
                    help="time limit of each solver query; past it the answer is unknown (default 30)")
     v.add_argument("--property-timeout", type=_seconds, metavar="SECONDS",
