@@ -2959,7 +2959,7 @@ def test_k_induction_the_solver_does_not_settle_leaves_the_invariant_bounded_say
     def stops(self, target, i, last_step_completes=True, assume=()):
         if self.states[0] is self.v.init.state:  # the bounded search from the start: as it is
             return find(self, target, i, last_step_completes, assume)
-        self.reason = "canceled"  # k-induction's chain: Z3 stopped by its brief limit
+        self.reason, self.limited = "canceled", True  # k-induction's chain: Z3 stopped by its brief limit
         return "unknown"
     monkeypatch.setattr(Unrolling, "find", stops)
     r = {x.property: x for x in Verifier(compile_text(K_CHAIN), 2, 3, 20, 0, explore=0).run()}

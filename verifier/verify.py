@@ -196,6 +196,7 @@ class Verifier:
         self._ruled_out: dict = {}    # reachability goal -> whether Z3 proves it out of reach (ruled_out)
         self._explore_asked = False    # the search is set up once, even when there is nothing to look for
         self._preprocessed = 0         # > 0: check() asks of a solver that simplifies first (PREPROCESS)
+        self._k_chain = None           # k_chain(): k-induction's runs, once asked for
         self._unproved: set[str] = set()
         self._gaps_unreachable: dict[tuple, bool] = {}  # an undecided point's ids -> gap_unreachable's answer
         self.timeout_ms = int(timeout * 1000)
@@ -551,12 +552,10 @@ class Verifier:
     FIRST = {"arith.solver": 2}
     # The questions whether a condition can hold on a step (possible(): run-time errors, undecided
     # points; faults_and_rankings) are asked, on fresh solvers, of these tactics: simplified, and
-    # the variables an equation gives substituted, before Z3's SMT core sees them. de.rules, 3
-    # players, the run-time error check: 8.9 s against 14.6 s (whole runs of verify_profile.py side
-    # by side); from files, its slowest questions took 0.3 to 0.5 s against 0.6 to 1.7 s. The
-    # induction's questions were slower so (38.5 s against 34.2 s with Z3's defaults), and so were
-    # the incremental solvers' (a tactic's solver does all its work again at each check): both keep
-    # Z3's defaults.
+    # the variables an equation gives substituted, before Z3's SMT core sees them (the run-time
+    # error check took about 40% less time so; measured in benchmarks/HISTORY.md). The induction's
+    # questions were slower so, and so were the incremental solvers' (a tactic's solver does all its
+    # work again at each check): both keep Z3's defaults.
     PREPROCESS = ("simplify", "solve-eqs", "simplify", "smt")
 
     def check(self, facts: list, timeout_ms: int | None = None, second: bool = True):
@@ -1753,9 +1752,7 @@ class Verifier:
                 if verdict == "unknown":
                     if u.solver.over:  # the per-property limit, not the brief try's
                         return None, f"; k-induction stopped at k = {k}: {u.reason}"
-                    # (Z3's words for the brief try's limits are left out: the message names it)
-                    brief = u.reason in ("canceled", "timeout") or u.reason.startswith("a question took the solver's")
-                    why = "" if brief else f" ({u.reason})"
+                    why = "" if u.limited else f" ({u.reason})"  # (the brief try's limit: the message names it)
                     return None, f"; k-induction not settled at k = {k} within its brief try{why}"
         except Unsupported as exc:
             return None, f"; k-induction cannot encode: {exc.message}"
@@ -1764,24 +1761,21 @@ class Verifier:
     def k_chain(self, k: int) -> "Unrolling":
         """k-induction's runs (shared by the invariants it tries): k moves from any state, each
         state meeting the proved invariants (they hold in every state a game reaches)."""
-        u = getattr(self, "_k_chain", None)
+        u = self._k_chain
+        new = 0 if u is None else len(u.states)  # the states the proved invariants are not yet asserted in
         if u is None:
             state, cons = self.enc.fresh_state("kind.s0.")
             u = self._k_chain = Unrolling(self, (state, cons))
-            # brief tries: an attempt past the bounded search, not a search of its own
-            # (Sieben Weisen's Dutch and Italian editions, 3 players: of 14 and 15 invariants not
-            # inductive alone, 2-induction proves durchgaenge_gezaehlt in each at once; the others'
-            # first tries were not settled in 4 to 8 s each, 95 s in all)
-            self._k_brief = min(self.QUICK_MS // 2, self.timeout_ms)
-            self._limit(u.solver, self._k_brief)
-            self._k_met = 0  # the states the proved invariants are asserted in
+            # brief tries, half the induction's: an attempt past the bounded search, not a search
+            # of its own (benchmarks/HISTORY.md: the tries of the induction's length settled
+            # nothing more, and took twice as long)
+            self._limit(u.solver, min(self.QUICK_MS // 2, self.timeout_ms))
         u.reach(k)
-        for i in range(self._k_met, len(u.states)):
+        for i in range(new, len(u.states)):
             for q in self.invariants:
                 if q.name in self.assumed:
                     h, cons = self.holds(q, u.states[i], f"kind.{i}")
                     u.solver.add(*cons, h)
-        self._k_met = len(u.states)
         return u
 
     def from_evaluation_fault(self, p: ir.Property, t0) -> bool:
@@ -2608,6 +2602,7 @@ class Unrolling:
         self.uses: list = []
         self.completes: list = []
         self.reason = ""
+        self.limited = False  # find(): the last unknown answer was the solver's time or resource limit
         self.evaluation_error = False  # replay(): the trace's problem is a property's run-time error, not the prover's
         self.own_chance = False  # replay(): the trace is played with the interpreter's own chance, not the model's
 
@@ -2672,6 +2667,8 @@ class Unrolling:
             self.target_depth = i
         elif r == z3.unknown:
             self.reason = self.solver.reason_unknown()
+            # stopped by the solver's own limits (not the per-property one, _Solver.over): Z3's words
+            self.limited = z3.Solver.reason_unknown(self.solver) in ("timeout", "canceled")
         self.solver.pop()
         return "sat" if r == z3.sat else "unknown" if r == z3.unknown else "unsat"
 
