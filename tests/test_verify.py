@@ -2978,6 +2978,31 @@ def test_k_induction_the_solver_does_not_settle_leaves_the_invariant_bounded_say
                                            "_Budget.why)"), r["never_two"].message
 
 
+def test_what_k_induction_proves_is_assumed_by_the_questions_after_it():
+    # probe() sets y (0..5) to 3 + x * x: a run-time error only where x == 2, which never_two
+    # (proved by 3-induction) rules out; the run-time error check after the invariants assumes it,
+    # as it assumes what induction proved, and so does the sanity check (stay needs x == 2)
+    spec = K_CHAIN.replace("var n: 0..10", "var n: 0..10\nvar y: 0..5").replace(
+        "end over", "/// Three more than the square of x.\n"
+                    "action probe() cite \"A\" \"f\" when n < 10 and x <= 2 { y := 3 + x * x  n += 1 }\nend over").replace(
+        "/// Never three moves", "/// never_two again, tried after it.\ninvariant not_two cite \"S\" \"s\": x < 2 or x > 2\n"
+                                 "/// Never three moves")
+    for games in (0, 20):  # (with games: the proofs checked against them, and they stand)
+        r = {x.property: x for x in Verifier(compile_text(spec), 2, 3, 20, games, explore=0).run()}
+        assert r["never_two"].status == "proved" and "by 3-induction" in r["never_two"].message
+        assert r["no_runtime_errors"].status == "proved", r["no_runtime_errors"].message
+        assert r["enabled:stay"].status == "unreachable", r["enabled:stay"].message
+        # and so do the invariants k-induction tries after it, in every state of its chain (the
+        # states its 3-induction added before included): not_two is proved with k = 2
+        assert r["not_two"].status == "proved" and "by 2-induction" in r["not_two"].message, r["not_two"].message
+    # without the proof (k = 3 is not tried after one move searched), x == 2 is not ruled out
+    r = {x.property: x for x in Verifier(compile_text(spec), 2, 1, 20, 0, explore=0).run()}
+    assert r["never_two"].status == "bounded"
+    assert r["no_runtime_errors"].status == "bounded", r["no_runtime_errors"].message
+    assert "probe (y is outside 0..5)" in r["no_runtime_errors"].message, r["no_runtime_errors"].message
+    assert "enabled:stay" not in r or r["enabled:stay"].status != "unreachable"
+
+
 @pytest.mark.slow  # (about 45 s: the Dutch edition's induction with 3 players, then the chain)
 def test_k_induction_proves_an_invariant_of_the_dutch_edition_that_induction_alone_leaves():
     # nl.rules formalises the Dutch text without de.rules' helper invariants: durchgaenge_gezaehlt

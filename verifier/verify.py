@@ -197,6 +197,7 @@ class Verifier:
         self._explore_asked = False    # the search is set up once, even when there is nothing to look for
         self._preprocessed = 0         # > 0: check() asks of a solver that simplifies first (PREPROCESS)
         self._k_chain = None           # k_chain(): k-induction's runs, once asked for
+        self._k_assumed: list[set] = []  # per state of that chain: the proved invariants asserted there
         self._unproved: set[str] = set()
         self._gaps_unreachable: dict[tuple, bool] = {}  # an undecided point's ids -> gap_unreachable's answer
         self.timeout_ms = int(timeout * 1000)
@@ -1194,7 +1195,7 @@ class Verifier:
             else:
                 why = broken.get(p.name, "expected to fail")
                 self.budget(self.search_violation, p, why)  # a limit of its own, past the induction's
-        return candidates
+        return self.assumed  # with what k-induction proved (search_violation)
 
     def encodable(self, candidates: set, unknown: dict, state: dict, where: str) -> None:
         """Encode each candidate in the state (kept for later: holds caches it), in the order the
@@ -1713,8 +1714,12 @@ class Verifier:
             return
         k, not_k = self.k_induction(p, self.depth) if not p.expect_violated else (None, "")
         if k is not None:
+            # it holds in every state a game reaches: the questions after this one assume it, as
+            # they assume what induction proved (a game that breaks it takes them all down with it:
+            # cross_check_simulation)
+            self.assumed = self.assumed | {p.name}
             self.add(p, "proved", t0, f"proved by {k}-induction: {why}" + (f" ({cti})" if cti else "") +
-                     f", but no {k} moves in a row through states where it holds (and the invariants proved by induction) "
+                     f", but no {k} moves in a row through states where it holds (and the invariants proved before it) "
                      f"lead to one where it does not, "
                      f"and it holds in every state within {moves_text(self.depth)} of the start")
             return
@@ -1760,9 +1765,9 @@ class Verifier:
 
     def k_chain(self, k: int) -> "Unrolling":
         """k-induction's runs (shared by the invariants it tries): k moves from any state, each
-        state meeting the proved invariants (they hold in every state a game reaches)."""
+        state meeting the proved invariants (they hold in every state a game reaches; those
+        k-induction proved are added as they are proved)."""
         u = self._k_chain
-        new = 0 if u is None else len(u.states)  # the states the proved invariants are not yet asserted in
         if u is None:
             state, cons = self.enc.fresh_state("kind.s0.")
             u = self._k_chain = Unrolling(self, (state, cons))
@@ -1771,11 +1776,14 @@ class Verifier:
             # nothing more, and took twice as long)
             self._limit(u.solver, min(self.QUICK_MS // 2, self.timeout_ms))
         u.reach(k)
-        for i in range(new, len(u.states)):
+        for i in range(len(u.states)):
+            if i == len(self._k_assumed):
+                self._k_assumed.append(set())
             for q in self.invariants:
-                if q.name in self.assumed:
+                if q.name in self.assumed and q.name not in self._k_assumed[i]:
                     h, cons = self.holds(q, u.states[i], f"kind.{i}")
                     u.solver.add(*cons, h)
+                    self._k_assumed[i].add(q.name)
         return u
 
     def from_evaluation_fault(self, p: ir.Property, t0) -> bool:
