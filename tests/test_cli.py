@@ -658,3 +658,77 @@ def test_a_full_disk_is_an_output_that_cannot_be_written(monkeypatch):
     monkeypatch.setattr(commands, "cmd_check", full)
     r = run_cli("check", TRICKS)
     assert r.code == 2 and "error[E008]: cannot write the output: No space left on device" in r.err, r
+
+
+def test_a_trace_the_system_refuses_after_the_work_is_kept_elsewhere_and_said(tmp_path, monkeypatch, capsys):
+    import io
+
+    from verifier.cli import main
+
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    # play: a file of the chosen name made during the game (by another program) is left as it is,
+    # and the game is kept in the temporary folder, said with E008 (exit 2)
+    target = tmp_path / "race.json"
+
+    class Racing(io.StringIO):
+        def readline(self, *args):
+            line = super().readline(*args)
+            if line == "q\n":
+                target.write_text("USER")
+            return line
+    monkeypatch.setattr("sys.stdin", Racing("1\nq\n"))
+    assert main(["play", TRICKS, "--players", "3", "--save-trace", str(target)]) == 2
+    err = capsys.readouterr().err
+    (kept,) = (tmp_path / "tmp").iterdir()
+    assert target.read_text() == "USER"
+    assert f"error[E008]: --save-trace: cannot write '{target}': the file exists; the trace is kept in '{kept}' " \
+           "instead" in err and "hint: move the trace where you want it" in err, err
+    r = run_cli("replay", TRICKS, str(kept))
+    assert r.code == 0 and "replayed 1 move" in r.out, r
+    # simulate and fuzz: a name taken by a link to nothing is passed over (the next number), never followed
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    (folder / "little_tricks-en-3p-step_limit.itf.json").symlink_to(tmp_path / "nowhere" / "x")
+    r = run_cli("simulate", TRICKS, "--players", "3", "--games", "1", "--max-steps", "1", "--save-traces", str(folder))
+    assert r.code == 1 and "Traceback" not in r.err, r
+    assert (folder / "little_tricks-en-3p-step_limit-2.itf.json").is_file()
+    assert not (tmp_path / "nowhere").exists()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc (a folder that takes no files)")
+def test_a_folder_that_takes_no_files_is_refused_before_the_work():
+    # /proc: the permissions allow root to write, the system does not: found by writing a file first
+    for args in (["simulate", TRICKS, "--players", "3", "--games", "1", "--save-traces", "/proc/rulespec-x"],
+                 ["fuzz", TRICKS, "--players", "3", "--examples", "1", "--no-db", "--save-traces", "/proc/rulespec-x"],
+                 ["play", TRICKS, "--players", "3", "--save-trace", "/proc/rulespec-x.json"]):
+        r = run_cli(*args, stdin="1\nq\n")
+        assert r.code == 2 and "error[E008]" in r.err and "/proc/rulespec-x" in r.err and r.out == "", (args, r)
+        assert "Traceback" not in r.err and "internal error" not in r.err
+
+
+def test_write_new_keeps_what_the_system_refuses_in_the_temporary_folder(tmp_path, monkeypatch):
+    from verifier.commands import write_new
+
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    path, problem = write_new([str(tmp_path / "no" / "such" / "t.json")], "TEXT", "--flag")
+    assert open(path).read() == "TEXT" and os.path.dirname(path) == str(tmp_path)
+    assert problem.code == "E008" and "cannot write" in problem.message and "No such file or directory" in \
+        problem.message and path in problem.message
+    assert problem.hint == "choose a folder you can write in, and move the trace there"
+
+
+def test_control_characters_the_user_wrote_are_shown_not_sent_to_the_terminal(tmp_path):
+    # a spec line with ESC, BEL and NUL; a move typed with ESC: each shown as its picture, one
+    # character for one, so that the caret stays under what it points at
+    spec = tmp_path / "esc.rules"
+    spec.write_bytes(b'game x "a\x1b[31mRED\x1b[0m" \x07 \x00 zz\n')
+    r = run_cli("check", str(spec))
+    assert r.code == 2 and not any(c in r.err for c in "\x1b\x07\x00"), r
+    assert "1:26: error[E002]" in r.err
+    line, carets = [x for x in r.err.splitlines() if " | " in x][:2]
+    assert line.endswith('| game x "a\u241b[31mRED\u241b[0m" \u2407 \u2400 zz')
+    assert line[carets.index("^")] == "\u2400", (line, carets)
+    r = run_cli("play", TRICKS, "--players", "3", stdin="\x1b[31mX\n")
+    assert r.code == 2 and "\x1b" not in r.err and "'\u241b[31mx' is not a move" in r.err, r
+    assert "   1 | \u241b[31mX" in r.err

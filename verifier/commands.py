@@ -133,11 +133,10 @@ def cmd_simulate(args) -> int:
 
     spec, _warnings = load_spec(args.spec)
     counts = _check_players(spec, args.players)
-    if args.save_traces and os.path.exists(args.save_traces) and not os.path.isdir(args.save_traces):
-        raise UserError(error("E008", f"--save-traces: '{args.save_traces}' exists and is not a folder",
-                              hint="--save-traces takes a folder (it is created if missing)"))
     if args.save_traces:
+        from .fuzz import usable_folder
         can_create_folder(args.save_traces, "--save-traces")
+        usable_folder(args.save_traces, "--save-traces")  # (made now, and a file written and removed)
     reports = []
     for n in counts:
         with progress_bar(args.games, f"{spec.label} {n} players") as bar:
@@ -152,7 +151,8 @@ def cmd_simulate(args) -> int:
         program = Program(spec, rep.players)
         for f in rep.findings.values():
             traces[(rep.players, f.key)] = record_trace(program, f.seed, f.params, f.moves)
-    saved = _save_traces(args.save_traces, spec, traces) if args.save_traces else {}
+    refused: list = []  # a trace the folder refused after all, kept elsewhere: told after the report
+    saved = _save_traces(args.save_traces, spec, traces, refused) if args.save_traces else {}
     problems = sum(len(r.problems) for r in reports)
     if args.json:
         docs = []
@@ -168,6 +168,8 @@ def cmd_simulate(args) -> int:
     else:
         for rep in reports:
             _print_sim(rep, traces, saved)
+    if refused:
+        raise UserError(refused)
     return EXIT_FOUND if problems else EXIT_OK
 
 
@@ -214,23 +216,64 @@ def _print_sim(rep, traces, saved) -> None:
         print(f"    => {f.message}")
 
 
-def _save_traces(folder: str, spec, traces) -> dict:
+def _save_traces(folder: str, spec, traces, refused: list) -> dict:
     from .trace import dump_itf
 
-    os.makedirs(folder, exist_ok=True)
     saved = {}
     stem = f"{spec.game}-{spec.edition}" if spec.edition else spec.game
     for (players, key), t in traces.items():
         base = f"{stem}-{players}p-{key.replace(':', '-')}"
-        path = os.path.join(folder, base + ".itf.json")
-        k = 2
-        while os.path.exists(path):  # never overwrite what is there
-            path = os.path.join(folder, f"{base}-{k}.itf.json")
-            k += 1
-        with open(path, "x", encoding="utf-8") as f:
-            f.write(dump_itf(t.to_itf(f"{t.outcome.get('kind')}: {key}")))
+        path, problem = write_new(_numbered(folder, base), dump_itf(t.to_itf(f"{t.outcome.get('kind')}: {key}")),
+                                  "--save-traces")
+        refused += [problem] if problem else []
         saved[(players, key)] = path
     return saved
+
+
+def _numbered(folder: str, base: str, suffix: str = ".itf.json"):
+    """folder/base.itf.json, then folder/base-2.itf.json, base-3, ...: the names a new file may take."""
+    yield os.path.join(folder, base + suffix)
+    k = 2
+    while True:
+        yield os.path.join(folder, f"{base}-{k}{suffix}")
+        k += 1
+
+
+def write_new(paths, text: str, flag: str) -> tuple[str, object]:
+    """Write text into a new file: the first of paths that nothing has (not even a link to
+    nothing), never replacing a file. Where the system refuses it (a full disk, a folder that
+    takes no files: checked before the work, so rare) or every name is taken, the text is kept in a
+    new file of the system's temporary folder instead, so that the work is not lost: returns (the
+    path written, None) or (that path, an E008 diagnostic saying where it went and why)."""
+    import tempfile
+
+    wanted, why = None, "the file exists"
+    for path in paths:
+        wanted = wanted or path
+        if os.path.lexists(path):
+            continue
+        try:
+            f = open(path, "x", encoding="utf-8")
+        except FileExistsError:  # (made since: taken)
+            continue
+        except OSError as exc:
+            wanted, why = path, exc.strerror or str(exc)
+            break
+        try:
+            with f:
+                f.write(text)
+            return path, None
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.remove(path)  # (ours, cut short)
+            wanted, why = path, exc.strerror or str(exc)
+            break
+    fd, kept = tempfile.mkstemp(prefix="rulespec-", suffix=".itf.json")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    return kept, error("E008", f"{flag}: cannot write '{wanted}': {why}; the trace is kept in '{kept}' instead",
+                       hint="move the trace where you want it" if why == "the file exists" else
+                       "choose a folder you can write in, and move the trace there")
 
 
 # ---- docs --------------------------------------------------------------------------------
@@ -577,32 +620,25 @@ def cmd_fuzz(args) -> int:
     for n in counts:
         with progress_bar(args.examples, f"fuzz {spec.label} {n} players") as bar:
             reports.append(fuzz(spec, n, args.examples, args.seed, database, args.max_steps, bar))
+    refused: list = []  # a trace the folder refused after all, kept elsewhere: told after the report
     if args.save_traces:
+        from .trace import dump_itf
+
         stem = f"{spec.game}-{spec.edition}" if spec.edition else spec.game
         for rep in reports:
             for f in rep.failures:
-                f.trace_file = _save_one(args.save_traces, f"{stem}-{rep.players}p-fuzz-{f.key.replace(':', '-')}",
-                                         f.trace, f"{f.kind}: {f.key} (fuzz, shrunk)")
+                f.trace_file, problem = write_new(
+                    _numbered(args.save_traces, f"{stem}-{rep.players}p-fuzz-{f.key.replace(':', '-')}"),
+                    dump_itf(f.trace.to_itf(f"{f.kind}: {f.key} (fuzz, shrunk)")), "--save-traces")
+                refused += [problem] if problem else []
     if args.json:
         emit_json({"ok": all(r.ok for r in reports), "runs": [r.to_json() for r in reports]})
     else:
         for rep in reports:
             print_report(rep)
+    if refused:
+        raise UserError(refused)
     return EXIT_OK if all(r.ok for r in reports) else EXIT_FOUND
-
-
-def _save_one(folder: str, base: str, trace, description: str) -> str:
-    """Write a trace as ITF into a new file (never overwriting one); returns its path."""
-    from .trace import dump_itf
-
-    path = os.path.join(folder, base + ".itf.json")
-    k = 2
-    while os.path.exists(path):
-        path = os.path.join(folder, f"{base}-{k}.itf.json")
-        k += 1
-    with open(path, "x", encoding="utf-8") as f:
-        f.write(dump_itf(trace.to_itf(description)))
-    return path
 
 
 # ---- replay and play ---------------------------------------------------------------------
@@ -636,6 +672,13 @@ def cmd_play(args) -> int:
         if not os.access(folder, os.W_OK):
             raise UserError(error("E008", f"cannot write '{args.save_trace}': the folder '{folder}' is not writable",
                                   hint="choose a folder you can write in"))
+        try:  # (a folder that takes no files, whatever its permissions say: made and removed)
+            with open(args.save_trace, "x"):
+                pass
+            os.remove(args.save_trace)
+        except OSError as exc:
+            raise UserError(error("E008", f"cannot write '{args.save_trace}': {exc.strerror or exc}",
+                                  hint="choose a folder you can write in")) from None
     return play(spec, n, args.seed, sys.stdin, sys.stdout, args.save_trace)
 
 

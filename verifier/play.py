@@ -171,9 +171,13 @@ def _finish(program, game, save_path, say, code):
         from .simulate import record_trace
         from .trace import dump_itf
 
+        from .commands import write_new
+        from .diagnostics import UserError
+
         moves = list(game.moves)
         trace = record_trace(program, game.seed, game.params, moves)
-        with open(save_path, "x", encoding="utf-8") as f:
-            f.write(dump_itf(trace.to_itf("played with rulespec play")))
-        say(f"trace saved to {save_path}")
+        path, problem = write_new([save_path], dump_itf(trace.to_itf("played with rulespec play")), "--save-trace")
+        if problem:  # (the folder was checked before the game; the game is kept all the same)
+            raise UserError(problem)
+        say(f"trace saved to {path}")
     return code
