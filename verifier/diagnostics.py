@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .source import Span, excerpt
+from .source import Span, excerpt, visible
 
 # Stable codes: code -> one-line title. docs/errors.md explains each (a test keeps them in step).
 CODES: dict[str, str] = {
@@ -83,7 +83,9 @@ class Diagnostic:
             out.append(f"  hint: {self.hint}")
         if self.context:
             out.append(f"  in: {self.context}")
-        return "\n".join(out)
+        # what the user wrote (a name, a file name, a move typed) is quoted in them: its control
+        # characters shown, not sent to the terminal (the JSON form escapes them)
+        return "\n".join(visible(line, keep="\t") for line in "\n".join(out).split("\n"))
 
     def to_json(self) -> dict:
         return {"code": self.code, "severity": self.severity, "message": self.message,

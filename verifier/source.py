@@ -79,7 +79,7 @@ def excerpt(span: Span, max_width: int = 160) -> list[str]:
     source = lookup(span.file)
     if source is None or span.line < 1:
         return []
-    text = source.line(span.line).replace("\t", " ")
+    text = visible(source.line(span.line).replace("\t", " "))
     start = max(span.col - 1, 0)
     end = span.end_col - 1 if span.end_line == span.line else len(text)
     end = max(end, start + 1)
@@ -93,6 +93,19 @@ def excerpt(span: Span, max_width: int = 160) -> list[str]:
     carets = "^" * max(1, _columns(text[start:min(end, len(text) + 1)]) or 1)
     # a wide character (CJK, most emoji) takes two columns on a terminal: the caret counts columns
     return [f" {span.line} | {text}", f" {gutter} | {' ' * _columns(text[:start])}{carets}"]
+
+
+_PICTURES = {**{c: 0x2400 + c for c in range(0x20)}, 0x7F: 0x2421}  # U+2400..: a control character's picture
+
+
+def visible(text: str, keep: str = "") -> str:
+    """text with each control character (but those in keep) shown as its picture (ESC as ␛, NUL
+    as ␀; one of 0x80 to 0x9f as �): one character for one, so that a caret's column still holds,
+    and none of them reaches the terminal, where it would act (a colour, a bell, the cursor moved)."""
+    if text.isprintable():
+        return text
+    return "".join(chr(_PICTURES[o]) if (o := ord(ch)) in _PICTURES and ch not in keep else
+                   "\ufffd" if 0x80 <= o <= 0x9F else ch for ch in text)
 
 
 def _columns(text: str) -> int:
