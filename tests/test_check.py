@@ -89,3 +89,85 @@ def test_diagnostic_json_form():
     assert set(d) == {"code", "severity", "message", "span", "hint", "context"}
     assert set(d["span"]) == {"file", "line", "col", "end_line", "end_col"}
     assert doc["ok"] is False and r.code == 2
+
+
+TRICKS = next(p for p in EXAMPLES if p.name == "little_tricks.rules")
+
+
+def test_check_json_keeps_its_document_for_input_that_stops_it(tmp_path):
+    # `check --json` of a folder with no .rules files in it printed the other commands'
+    # {"ok", "diagnostics"} document, and the diagnostic on stderr too; docs/cli.md promises
+    # {"ok", "files": [...]} and nothing on stderr, as for a spec that is not there
+    import json
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for args, path, code in ((["check", "--json", str(empty)], str(empty), "E001"),
+                             (["check", str(TRICKS), "--json", "--rulebooks", str(tmp_path / "nope")], None, "E001"),
+                             (["check", "--json"], None, "E006")):
+        r = run_cli(*args)
+        doc = json.loads(r.out)
+        assert r.code == 2 and r.err == "" and set(doc) == {"ok", "files"} and doc["ok"] is False, (args, r)
+        (entry,) = doc["files"]
+        assert {k: v for k, v in entry.items() if k != "diagnostics"} == \
+            {"path": path, "ok": False, "rulebook": None, "scenarios": []}, args
+        assert [d["code"] for d in entry["diagnostics"]] == [code], args
+    # without --json the diagnostic goes to stderr, as before; other commands keep theirs
+    r = run_cli("check", str(empty))
+    assert r.code == 2 and r.out == "" and "error[E001]: " in r.err and "no .rules files in it" in r.err, r
+    r = run_cli("test", "--json", str(empty))
+    assert r.code == 2 and set(json.loads(r.out)) == {"ok", "diagnostics"} and "error[E001]" in r.err, r
+
+
+def _specs_and_rulebooks(tmp_path, monkeypatch):
+    """sp/t.rules (little_tricks) beside sp/rulebook.md, and rb/rulebook.md: one of the two real."""
+    import shutil
+    (tmp_path / "rb").mkdir()
+    (tmp_path / "sp").mkdir()
+    shutil.copy(TRICKS, tmp_path / "sp" / "t.rules")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("RULESPEC_RULEBOOKS", raising=False)
+
+    def real(where: str, other: str | None):
+        shutil.copy(TRICKS.parent / "rulebook.md", tmp_path / where / "rulebook.md")
+        if other:
+            (tmp_path / other / "rulebook.md").write_text("# Another game's rules\n")
+    return real
+
+
+def test_a_rulebooks_folder_given_comes_before_a_copy_beside_the_spec(tmp_path, monkeypatch):
+    # `check --rulebooks rb sp/t.rules` read sp/rulebook.md when there was one (ok, exit 0, "checked
+    # in rulebook.md"), and the rulebook in rb only where there was none
+    import json
+    real = _specs_and_rulebooks(tmp_path, monkeypatch)
+    real("rb", other="sp")
+    r = run_cli("check", "--json", "--no-scenarios", "--rulebooks", "rb", "sp/t.rules")
+    assert r.code == 0 and json.loads(r.out)["files"][0]["rulebook"] == "rb/rulebook.md", r
+    monkeypatch.setenv("RULESPEC_RULEBOOKS", "rb")  # (the option's default: the same)
+    r = run_cli("check", "--json", "--no-scenarios", "sp/t.rules")
+    assert r.code == 0 and json.loads(r.out)["files"][0]["rulebook"] == "rb/rulebook.md", r
+    # the other way round: the folder's rulebook is read, and each citation not in it names its path
+    real("sp", other="rb")
+    r = run_cli("check", "--no-scenarios", "--rulebooks", "rb", "sp/t.rules")
+    assert r.code == 2 and 'error[E306]: the locator "1 Players" does not occur in rb/rulebook.md' in r.err, r
+    # a folder without it: the copy beside the spec (as `make run` checks the examples)
+    (tmp_path / "rb" / "rulebook.md").unlink()
+    r = run_cli("check", "--json", "--no-scenarios", "--rulebooks", "rb", "sp/t.rules")
+    assert r.code == 0 and json.loads(r.out)["files"][0]["rulebook"] == "sp/rulebook.md", r
+
+
+def test_the_ok_line_names_the_rulebook_read(tmp_path, monkeypatch):
+    real = _specs_and_rulebooks(tmp_path, monkeypatch)
+    real("rb", other="sp")
+    r = run_cli("check", "--no-scenarios", "--rulebooks", "rb", "sp/t.rules")
+    assert r.code == 0 and r.out.endswith(", citations checked in rb/rulebook.md\n"), r
+
+
+def test_shown_path_is_relative_where_shorter(tmp_path, monkeypatch):
+    import os
+
+    from verifier.citations import shown_path
+    monkeypatch.chdir(tmp_path)
+    assert shown_path("rb/rulebook.md") == shown_path(str(tmp_path / "rb" / "rulebook.md")) == "rb/rulebook.md"
+    assert shown_path("./rulebook.md") == "rulebook.md"
+    far = os.path.join(os.sep, "elsewhere", "books", "de.txt")  # ../../elsewhere/... is longer
+    assert shown_path(far) == far

@@ -55,12 +55,13 @@ class Rulebook:
 
 
 def find_rulebook(spec: ir.Spec, folder: str | None) -> tuple[str | None, list[str]]:
-    """The rulebook file a spec's `source` names: next to the spec, else in the folder."""
+    """The rulebook file a spec's `source` names: in the rulebooks folder given (--rulebooks, or
+    $RULESPEC_RULEBOOKS, the option's default), else next to the spec. The folder the user names
+    comes first: a copy beside the spec silently took the place of the rulebook asked for."""
     if not spec.source:
         return None, []
-    tried = [os.path.join(os.path.dirname(spec.path) or ".", spec.source)]
-    if folder:
-        tried.append(os.path.join(folder, spec.source))
+    tried = [os.path.join(folder, spec.source)] if folder else []
+    tried.append(os.path.join(os.path.dirname(spec.path) or ".", spec.source))
     for path in tried:
         if os.path.isfile(path):
             return path, tried
@@ -69,6 +70,17 @@ def find_rulebook(spec: ir.Spec, folder: str | None) -> tuple[str | None, list[s
 
 def rulebook_folder(option: str | None) -> str | None:
     return option or os.environ.get(ENV) or None
+
+
+def shown_path(path: str) -> str:
+    """A file's path as a report names it: relative to the current folder where that is shorter
+    than the whole path, else the whole path (`rb/rulebook.md`, `/srv/rulebooks/de.txt`)."""
+    whole = os.path.abspath(path)
+    try:
+        relative = os.path.relpath(whole)
+    except ValueError:  # (another drive, on Windows)
+        return whole
+    return relative if len(relative) < len(whole) else whole
 
 
 def load_rulebook(path: str) -> Rulebook | None:
@@ -135,11 +147,11 @@ def check_citations(spec: ir.Spec, folder: str | None) -> tuple[list[Diagnostic]
             continue
         seen.add(id(cite))
         if not book.contains(cite.locator):
-            diags.append(error("E306", f"the locator \"{cite.locator}\" does not occur in {os.path.basename(path)}",
+            diags.append(error("E306", f"the locator \"{cite.locator}\" does not occur in {shown_path(path)}",
                                cite.span, hint="name a heading or a numbered paragraph as it is printed",
                                context=where))
         if cite.quote and not book.contains(cite.quote):
-            diags.append(error("E306", f"the quote \"{cite.quote}\" does not occur in {os.path.basename(path)}",
+            diags.append(error("E306", f"the quote \"{cite.quote}\" does not occur in {shown_path(path)}",
                                cite.span, hint="quote a few words exactly as printed (case and line breaks may differ)",
                                context=where))
     return diags, path

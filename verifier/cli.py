@@ -117,8 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "for .rules files.")
     c.add_argument("specs", nargs="+", metavar="SPEC", help=".rules files or folders")
     c.add_argument("--rulebooks", metavar="DIR",
-                   help="folder of rulebook texts: check that every citation occurs in its rulebook "
-                        "(default: $RULESPEC_RULEBOOKS)")
+                   help="folder of rulebook texts: check that every citation occurs in its rulebook, "
+                        "looked for in DIR first, then next to the spec (default: $RULESPEC_RULEBOOKS)")
     c.add_argument("--no-scenarios", action="store_true", help="only check, do not run scenarios")
     c.add_argument("--json", action="store_true", help="print one JSON document on stdout")
 
@@ -351,8 +351,11 @@ def main(argv: list[str] | None = None) -> int:
             return main_error(UserError(error("E008", f"cannot write the output{where}: {exc.strerror or exc}",
                                               hint="free some space, or write elsewhere")), argv)
         name = f"'{exc.filename}'" if exc.filename is not None else "a file"
-        return main_error(UserError(error("E001", f"cannot use {name}: {exc.strerror or exc}",
-                                          hint="check the path and its permissions")), argv)
+        refused = UserError(error("E001", f"cannot use {name}: {exc.strerror or exc}",
+                                  hint="check the path and its permissions"))
+        if exc.filename is not None and exc.filename in parser.words:  # (a SPEC given: a folder that cannot be read)
+            refused.path = exc.filename
+        return main_error(refused, argv)
     except Exception as exc:  # our bug, not the user's: say so plainly
         from .backends.interpreter import ParamError
         if isinstance(exc, ParamError):  # the spec's parameters, wherever a command draws them: the user's input
@@ -370,13 +373,24 @@ def internal_error(exc: Exception) -> int:
 
 def main_error(exc: UserError, argv) -> int:
     """Bad input: its diagnostics on stderr, and with --json as the one document on stdout. Exit 2
-    even where a reader of either went away (a closed pipe)."""
+    even where a reader of either went away (a closed pipe). `check --json` keeps its own document
+    (docs/cli.md), with nothing on stderr: the error is one entry of its files, under the SPEC it
+    is about (`exc.path`, set where a SPEC given is refused) or null (the command line, the
+    --rulebooks folder)."""
+    words = sys.argv[1:] if argv is None else list(argv)
+    asked = any(len(w) > 3 and "--json".startswith(w) for w in words)  # (argparse takes --js too)
+    if asked and not _emitted and words and words[0] == "check":
+        try:
+            emit_json({"ok": False, "files": [{"path": getattr(exc, "path", None), "ok": False, "rulebook": None,
+                                               "diagnostics": [d.to_json() for d in exc.diagnostics],
+                                               "scenarios": []}]})
+        except BrokenPipeError:
+            _silence()
+        return EXIT_INPUT
     try:
         print_diagnostics(exc.diagnostics)
     except BrokenPipeError:
         _silence("stderr")
-    words = sys.argv[1:] if argv is None else list(argv)
-    asked = any(len(w) > 3 and "--json".startswith(w) for w in words)  # (argparse takes --js too)
     if asked and not _emitted and not (words and words[0] == "play"):
         # --json gives one document on stdout, for bad input too (its diagnostics)
         try:

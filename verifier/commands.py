@@ -34,7 +34,7 @@ def _check_players(spec, n: int | None) -> list[int]:
 # ---- check and test ----------------------------------------------------------------------
 
 def cmd_check(args) -> int:
-    from .citations import check_citations, rulebook_folder
+    from .citations import check_citations, rulebook_folder, shown_path
     from .scenarios import run_scenarios
 
     folder = rulebook_folder(args.rulebooks)
@@ -76,7 +76,7 @@ def cmd_check(args) -> int:
             if scen:
                 passed = sum(r.ok for r in scen)
                 parts.append(f"{passed}/{len(scen)} scenarios pass")
-            parts.append("citations checked in " + os.path.basename(book) if book else "citations not checked "
+            parts.append("citations checked in " + shown_path(book) if book else "citations not checked "
                          "(rulebook not found; pass --rulebooks DIR)" if spec.source else "no rulebook declared")
             if warn:
                 parts.append(f"{warn} warning{'s' * (warn != 1)}")

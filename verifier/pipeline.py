@@ -55,16 +55,23 @@ def expand_paths(paths: list[str], default_dir: str | None = None) -> list[str]:
     out: list[str] = []
     for p in paths:
         if not p:  # ('' is the current folder to the system)
-            raise UserError(error("E001", "an empty file name", hint="pass one or more .rules files"))
+            raise _about(p, UserError(error("E001", "an empty file name", hint="pass one or more .rules files")))
         if os.path.isdir(p):
             found = find_rules_files(p)
             if not found:
-                raise UserError(error("E001", f"'{p}' is a directory with no .rules files in it",
-                                      hint="pass a .rules file or a folder that holds some"))
+                raise _about(p, UserError(error("E001", f"'{p}' is a directory with no .rules files in it",
+                                                hint="pass a .rules file or a folder that holds some")))
             out.extend(found)
         else:
             out.append(p)
     return out
+
+
+def _about(path: str, exc: UserError) -> UserError:
+    """A UserError about one SPEC of the command line, which it names (`exc.path`): `check --json`
+    reports it as that spec's entry (cli.main_error)."""
+    exc.path = path
+    return exc
 
 
 def can_create_folder(path: str, flag: str) -> None:
