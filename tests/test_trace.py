@@ -152,3 +152,134 @@ def test_simulate_saves_replayable_traces(tmp_path):
     # saving again never overwrites
     r2 = run_cli("simulate", str(spec_path), "--players", "4", "--games", "30", "--seed", "1", "--save-traces", str(out))
     assert r2.code == 0 and len(list(out.iterdir())) == 2 * len(files)
+
+
+def _where(path, offset):
+    """`name:line:col` of a character offset in the file at path (for a diagnostic's position)."""
+    text = path.read_text()
+    line = text.count("\n", 0, offset) + 1
+    return f"{path.name}:{line}:{offset - (text.rfind(chr(10), 0, offset) + 1) + 1}: error[E007]: "
+
+
+def _meta_trace(tmp_path, edit, name="m.itf.json"):
+    """A saved trace of little_tricks (which has the parameter first_dealer), its "#meta" edited."""
+    _spec, _prog, trace = _game_trace(TRICKS, 3, steps=10)
+    itf = trace.to_itf()
+    edit(itf)
+    path = tmp_path / name
+    path.write_text(dump_itf(itf))
+    return path
+
+
+@pytest.mark.parametrize("edit, key, message, hint", [
+    # "params" not an object was ignored: the parameters were drawn from the seed, exit 0
+    (lambda m: m.update(params=5), '"params": 5', 'has "params": a number (5); "params" must be an object',
+     '"params": {"<parameter>": <value>, ...}, or leave "params" out'),
+    (lambda m: m.update(params="garbage"), '"params": "garbage"', '"params": a string ("garbage"); "params" must be',
+     None),
+    (lambda m: m.update(params=[1]), '"params": [', '"params": a list; "params" must be an object', None),
+    # a parameter the spec does not have was ignored
+    (lambda m: m["params"].update(bogus=1), '"bogus"',
+     "the trace gives the parameter 'bogus', which is no parameter of little_tricks", "its parameters: first_dealer"),
+    (lambda m: m["params"].update(first_dealr=1), '"first_dealr"', "the parameter 'first_dealr', which is no",
+     "did you mean 'first_dealer'?"),
+    # an outcome rulespec never writes was taken as it came
+    (lambda m: m.update(outcome="nonsense"), '"outcome": "nonsense"', 'has "outcome": a string ("nonsense"), not an '
+     "object", None),
+    (lambda m: m.update(outcome={"kind": "weird"}), '"kind": "weird"', "\"outcome\" has the kind 'weird'; rulespec "
+     "writes end, open, violation, deadlock, gap, fault", None),
+    (lambda m: m.update(outcome={"reason": "x"}), '"outcome": {', '"outcome" has no "kind"', None),
+    (lambda m: m.update(outcome={"kind": "end", "end": "game_over", "move": {"mbt::actionTaken": "pass"}}),
+     '"move": {', 'has a "move", but is of the kind end', None),
+    # a trace of another edition of the game was replayed as if of this one
+    (lambda m: m.update(edition="fr"), '"edition": "fr"', "the trace is of the edition fr, not en",
+     "pass the spec the trace was written for"),
+    (lambda m: m.update(edition=5), '"edition": 5', '"#meta" has "edition": a number (5), not a name', None),
+    # (the game's check was there; its caret was at 1:1)
+    (lambda m: m.update(game="other"), '"game": "other"', "the trace is of the game other, not of little_tricks",
+     None),
+    (lambda m: m.update(players=9), '"players": 9', "the trace is for 9 players", None),
+])
+def test_replay_rejects_a_malformed_meta_at_its_key(tmp_path, edit, key, message, hint):
+    path = _meta_trace(tmp_path, lambda itf: edit(itf["#meta"]))
+    r = run_cli("replay", str(TRICKS), str(path))
+    assert r.code == 2 and "Traceback" not in r.err, r
+    assert _where(path, path.read_text().index(key)) + "" in r.err and message in r.err, r.err
+    assert "^" * len(key.split(":")[0]) in r.err, r.err  # the caret under the key, quotes included
+    assert hint is None or f"hint: {hint}" in r.err, r.err
+
+
+def test_replay_rejects_a_meta_that_is_not_an_object(tmp_path):
+    path = _meta_trace(tmp_path, lambda itf: itf.update({"#meta": [3]}))
+    r = run_cli("replay", str(TRICKS), str(path))
+    assert r.code == 2 and _where(path, path.read_text().index('"#meta"')) + \
+        'the trace\'s "#meta" is a list, not an object' in r.err, r
+    path.write_text('{"#meta": "x", "states": [{}]}')
+    r = run_cli("replay", str(TRICKS), str(path))
+    assert r.code == 2 and 'm.itf.json:1:2: error[E007]: the trace\'s "#meta" is a string ("x"), not an object' \
+        in r.err, r
+
+
+def test_replay_checks_the_params_and_edition_of_a_spec_without_them(tmp_path):
+    # a spec with no parameters and no edition (whose games end in a deadlock, exit 1): a trace's
+    # parameter is refused, its edition not
+    spec = tmp_path / "t.rules"
+    spec.write_text('game g\nplayers 2..2 cite "S" "two"\nvar x: 0..9\ninit cite "S" "setup" { x := 1 }\n'
+                    '/// a.\naction a(p: Player) by p cite "A" "a" when x == 1 { x := 2 }\n')
+    r = run_cli("simulate", str(spec), "--games", "1", "--save-traces", str(tmp_path / "tr"))
+    assert r.code == 1, r
+    (saved,) = (tmp_path / "tr").iterdir()
+    itf = json.loads(saved.read_text())
+    assert itf["#meta"]["params"] == {} and itf["#meta"]["edition"] is None
+    assert "deadlock" in run_cli("replay", str(spec), str(saved)).out
+    itf["#meta"]["edition"] = "fr"  # the spec names no edition: nothing to compare with
+    saved.write_text(dump_itf(itf))
+    r = run_cli("replay", str(spec), str(saved))
+    assert r.code == 1 and "every move legal, but no move is left" in r.out, r
+    itf["#meta"]["params"] = {"first_dealer": 1}
+    saved.write_text(dump_itf(itf))
+    r = run_cli("replay", str(spec), str(saved))
+    assert r.code == 2 and _where(saved, saved.read_text().index('"first_dealer"')) + \
+        "the trace gives the parameter 'first_dealer', but g has no parameters" in r.err, r
+
+
+def test_a_trace_of_the_spec_s_own_edition_or_of_none_replays(tmp_path):
+    for edition in ("en", None):
+        path = _meta_trace(tmp_path, lambda itf: itf["#meta"].update(edition=edition), f"{edition}.itf.json")
+        r = run_cli("replay", str(TRICKS), str(path))
+        assert r.code == 0 and "every move legal" in r.out, r
+
+
+def _state_key(path, i, key, nth=1):
+    """The offset of the nth `"key":` in state i's line of a trace dump_itf wrote."""
+    text = path.read_text()
+    start = text.index('{"#meta":{"index":%d,' % i)
+    at = start - 1
+    for _ in range(nth):
+        at = text.index(f'"{key}":', at + 1)
+    assert at < text.index("\n", start)
+    return at
+
+
+def test_replay_points_at_the_key_of_a_state_that_is_wrong(tmp_path):
+    # the caret was under the state's opening brace, far from what is wrong in a line of 2,000 characters
+    _spec, _prog, trace = _game_trace(TRICKS, 3, steps=10)
+    cases = [
+        (lambda s: s.update(phase="nonsense"), "phase", 1,
+         'state 3: phase: expected one of trump_choice, bidding, playing, over, found "nonsense"'),
+        (lambda s: s.update(round={"#bigint": "3"}), "round", 1, "state 3: round is 3 in the trace, but 1 by the rules"),
+        (lambda s: s.update(phse="over"), "phse", 1, "state 3: 'phse' is not a variable of little_tricks"),
+        (lambda s: s["mbt::nondetPicks"].update(suits="bells"), "suits", 1, "state 3: make_bid has no argument 'suits'"),
+        (lambda s: s.update({"mbt::actionTaken": "pas"}), "mbt::actionTaken", 1, "state 3: unknown action 'pas'"),
+        # a key of that name nested in the state before it (here in its "#meta"): the state's own key
+        (lambda s: (s["#meta"].update(round=0), s.update(round={"#bigint": "3"})), "round", 2,
+         "state 3: round is 3 in the trace, but 1 by the rules"),
+    ]
+    for edit, key, nth, message in cases:
+        itf = trace.to_itf()
+        edit(itf["states"][3])
+        path = tmp_path / "s.itf.json"
+        path.write_text(dump_itf(itf))
+        r = run_cli("replay", str(TRICKS), str(path))
+        assert r.code == 2 and _where(path, _state_key(path, 3, key, nth)) + message in r.err, (key, r.err)
+        assert "^" * (len(key) + 2) in r.err and "in: trace state 3" in r.err, r.err

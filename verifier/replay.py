@@ -16,7 +16,7 @@ from .backends.runtime import Fault, Gap
 from .diagnostics import UserError, did_you_mean, error
 from .parse import MAX_BYTES, read_text
 from .source import SourceFile, Span, snippet
-from .trace import ItfCodec, ItfError, Trace, TraceStep, describe_changes, diff_value, moves_text, state_offsets
+from .trace import ItfCodec, ItfError, Trace, TraceStep, describe_changes, diff_value, moves_text
 from .types import Domains, format_value
 
 
@@ -66,62 +66,117 @@ def _read(path: str) -> tuple[SourceFile, dict]:
     return source, doc
 
 
+# the outcomes a trace rulespec writes can have (Trace.outcome of simulate, fuzz and play); only a
+# run-time error or an undecided point stops a game at a move, kept as "move" (no state after it)
+OUTCOME_KINDS = ("end", "open", "violation", "deadlock", "gap", "fault")
+STOPPING_KINDS = ("gap", "fault")
+
+
 def replay(spec: ir.Spec, path: str) -> ReplayResult:
     source, doc = _read(path)
-    offsets = state_offsets(source.text)
+    states = doc["states"]
 
-    def at(i: int) -> Span:
-        if i < len(offsets):
-            return source.span_at(offsets[i], 1)
-        return Span(path, 1, 1, 1, 2)
+    def bad(message: str, i: int | None, hint: str | None = None, key: tuple = ()):
+        """E007 at the key `key` (a path of keys) of state i (None: of the whole trace), or where the
+        trace has no such key, at the deepest part of that path it has."""
+        if i is None:
+            base: tuple = ()
+        elif i < len(states):
+            base = ("states", i)
+        else:  # the move that stopped the game, kept in "#meta"
+            base = ("#meta", "outcome", "move")
+        found = _locate(source.text, base + tuple(key))
+        span = _span(source, *found) if found else Span(path, 1, 1, 1, 2)
+        context = None if i is None else f"trace state {i}" if i < len(states) else 'the trace\'s "#meta".outcome.move'
+        raise UserError(error("E007", message, span, hint=hint, context=context))
 
-    def bad(message: str, i: int | None, hint: str | None = None):
-        raise UserError(error("E007", message, at(i) if i is not None else Span(path, 1, 1, 1, 2), hint=hint,
-                              context=f"trace state {i}" if i is not None else None))
-
-    meta = doc.get("#meta") if isinstance(doc.get("#meta"), dict) else {}
+    if "#meta" in doc and not isinstance(doc["#meta"], dict):
+        bad(f'the trace\'s "#meta" is {_a(doc["#meta"])}, not an object', None,
+            hint='"#meta" is an object: {"game": ..., "players": N, "seed": ..., "params": {...}}', key=("#meta",))
+    meta = doc.get("#meta", {})
     players = meta.get("players")
     if not isinstance(players, int) or isinstance(players, bool):
-        bad('the trace\'s "#meta" gives no "players" count', None, hint='add "players": N to "#meta"')
+        bad('the trace\'s "#meta" gives no "players" count', None, hint='add "players": N to "#meta"',
+            key=("#meta", "players"))
     if not spec.min_players <= players <= spec.max_players:
-        bad(f"the trace is for {players} players; {spec.game} is for {spec.min_players} to {spec.max_players}", None)
+        bad(f"the trace is for {players} players; {spec.game} is for {spec.min_players} to {spec.max_players}", None,
+            key=("#meta", "players"))
+    for name, types in (("game", (str,)), ("edition", (str, type(None)))):
+        if name in meta and not isinstance(meta[name], types):
+            bad(f'the trace\'s "#meta" has "{name}": {_a(meta[name])}, not a name', None,
+                hint=f'"{name}" names the {name} the trace was written for', key=("#meta", name))
     if isinstance(meta.get("game"), str) and meta["game"] != spec.game:
         bad(f"the trace is of the game {meta['game']}, not of {spec.game}", None,
-            hint="pass the spec the trace was written for")
+            hint="pass the spec the trace was written for", key=("#meta", "game"))
+    if isinstance(meta.get("edition"), str) and spec.edition and meta["edition"] != spec.edition:
+        bad(f"the trace is of the edition {meta['edition']}, not {spec.edition}", None,
+            hint="pass the spec the trace was written for", key=("#meta", "edition"))
     seed = str(meta.get("seed", "0"))
     program = Program(spec, players)
     dom = Domains(players)
     codec = ItfCodec(dom)
     params = None
-    if isinstance(meta.get("params"), dict) and spec.params:
+    if "params" in meta:
         given = meta["params"]
-        params = []
-        for p in spec.params:
-            if p.name not in given:
-                bad(f'"#meta" has no value for parameter {p.name}', None)
-            try:
-                params.append(codec.decode(p.type, given[p.name], f"parameter {p.name}"))
-            except ItfError as exc:
-                bad(exc.message, None)
+        if not isinstance(given, dict):
+            bad(f'the trace\'s "#meta" has "params": {_a(given)}; "params" must be an object', None,
+                hint='"params": {"<parameter>": <value>, ...}, or leave "params" out to draw them from the seed',
+                key=("#meta", "params"))
+        names = [p.name for p in spec.params]
+        for key in given:  # a misspelt parameter was ignored: the game played drew it from the seed
+            if key not in names:
+                if not names:
+                    bad(f"the trace gives the parameter '{key}', but {spec.game} has no parameters", None,
+                        hint='leave "params" empty', key=("#meta", "params", key))
+                bad(f"the trace gives the parameter '{key}', which is no parameter of {spec.game}", None,
+                    hint=did_you_mean(key, names) or f"its parameters: {', '.join(names)}",
+                    key=("#meta", "params", key))
+        if spec.params:
+            params = []
+            for p in spec.params:
+                if p.name not in given:
+                    bad(f'"#meta" has no value for parameter {p.name}', None, key=("#meta", "params"))
+                try:
+                    params.append(codec.decode(p.type, given[p.name], f"parameter {p.name}"))
+                except ItfError as exc:
+                    bad(exc.message, None, key=("#meta", "params", p.name))
+    # the outcome the trace says the game had (checked against the replay where a move stopped it)
+    told = meta.get("outcome")
+    if "outcome" in meta:
+        if not isinstance(told, dict):
+            bad(f'the trace\'s "#meta" has "outcome": {_a(told)}, not an object', None,
+                hint='"outcome": {"kind": ..., ...}, as rulespec writes it, or leave it out', key=("#meta", "outcome"))
+        kind = told.get("kind")
+        if kind not in OUTCOME_KINDS or not isinstance(kind, str):
+            shown = f"the kind '{kind}'" if isinstance(kind, str) else f'"kind": {_a(kind)}' if "kind" in told \
+                else 'no "kind"'
+            bad(f'the trace\'s "#meta" "outcome" has {shown}; rulespec writes {", ".join(OUTCOME_KINDS)}', None,
+                hint=(did_you_mean(kind, OUTCOME_KINDS) if isinstance(kind, str) else None)
+                or "the trace was written by another program, or edited",
+                key=("#meta", "outcome", "kind"))
+        if "move" in told and kind not in STOPPING_KINDS:
+            bad(f'the trace\'s "#meta" "outcome" has a "move", but is of the kind {kind}: only a run-time error '
+                "(fault) or an undecided point (gap) stops a game at a move", None,
+                hint="the trace was edited", key=("#meta", "outcome", "move"))
     try:
         game = program.start(seed, params)
     except ParamError as exc:
-        bad(str(exc), None)
+        bad(str(exc), None, key=("#meta", "params"))
     except (Gap, Fault) as exc:
         if doc["states"]:  # (a trace of such a game has no state)
             what = "an undecided point" if isinstance(exc, Gap) else f"a run-time error ({exc.message})"
             bad(f"the trace has states, but the setup stops at {what} here", None,
-                hint="the trace was written for other rules or another seed")
+                hint="the trace was written for other rules or another seed", key=("states",))
         if isinstance(exc, Gap):
             u = spec.undecided[exc.id]
             empty = Trace(spec, players, seed, params or [], [], [], {"kind": "gap", "reason": u.reason})
             return ReplayResult(empty, {"kind": "gap", "step": 0, "reason": u.reason, "violations": []}, False)
         empty = Trace(spec, players, seed, params or [], [], [], {"kind": "fault"})
         return ReplayResult(empty, {"kind": "fault", "step": 0, "message": exc.message, "violations": []}, True)
-    states = doc["states"]
     if not states:
         bad("the trace has no states (a game whose setup stopped), but the setup plays through here", None,
-            hint="pass a trace written by `rulespec simulate --save-traces` or `play --save-trace` for this spec")
+            hint="pass a trace written by `rulespec simulate --save-traces` or `play --save-trace` for this spec",
+            key=("states",))
     if not isinstance(states[0], dict):
         bad("state 0 is not an object", 0)
     _compare(spec, codec, states[0], game.S, 0, bad)
@@ -130,52 +185,54 @@ def replay(spec: ir.Spec, path: str) -> ReplayResult:
     violations = []
     outcome: dict = {"kind": "open"}
     # the move that stopped the game, after the last state (a run-time error or an undecided point)
-    stop = meta.get("outcome", {}).get("move") if isinstance(meta.get("outcome"), dict) else None
+    stop = told.get("move") if told is not None else None
     if stop is not None and not isinstance(stop, dict):
-        bad('"#meta"\'s "outcome" has a "move" that is not an object', None)
+        bad('"#meta"\'s "outcome" has a "move" that is not an object', None, key=("#meta", "outcome", "move"))
 
     def stops_as(st, label: str, kind: str, what: str) -> None:
         """The trace's stopping move (st) stops the game the way the trace says."""
-        if st is stop and meta["outcome"].get("kind") != kind:
-            bad(f"the trace's last move, {label}, stops the game ({meta['outcome'].get('kind')}), but {what} "
-                "stops it here", None, hint="the trace was written for other rules")
+        if st is stop and told.get("kind") != kind:
+            bad(f"the trace's last move, {label}, stops the game ({told.get('kind')}), but {what} "
+                "stops it here", None, hint="the trace was written for other rules", key=("#meta", "outcome", "kind"))
 
     for i in range(1, len(states) + (stop is not None)):
         st = states[i] if i < len(states) else stop
         if not isinstance(st, dict):
             bad(f"state {i} is not an object", i)
         name = st.get("mbt::actionTaken")
+        taken = ("mbt::actionTaken",)
         if not isinstance(name, str):
-            bad(f'state {i} has no "mbt::actionTaken": which move led to it?', i)
+            bad(f'state {i} has no "mbt::actionTaken": which move led to it?', i, key=taken)
         if name not in program.action_index:
-            bad(f"state {i}: unknown action '{name}'", i, hint=did_you_mean(name, program.action_index))
+            bad(f"state {i}: unknown action '{name}'", i, hint=did_you_mean(name, program.action_index), key=taken)
         index = program.action_index[name]
         action = spec.actions[index]
         picks = st.get("mbt::nondetPicks", {})
         if not isinstance(picks, dict):
-            bad(f'state {i}: "mbt::nondetPicks" must map argument names to values', i)
+            bad(f'state {i}: "mbt::nondetPicks" must map argument names to values', i, key=("mbt::nondetPicks",))
         args = []
         pnames = [pname for pname, _t in action.params]
         for key in picks:  # a misspelt argument was ignored, and the move checked without it
             if key not in pnames:
-                bad(f"state {i}: {name} has no argument '{key}'", i, hint=did_you_mean(key, pnames))
+                bad(f"state {i}: {name} has no argument '{key}'", i, hint=did_you_mean(key, pnames),
+                    key=("mbt::nondetPicks", key))
         for pname, ptype in action.params:
             if pname not in picks:
-                bad(f"state {i}: {name} needs the argument '{pname}'", i)
+                bad(f"state {i}: {name} needs the argument '{pname}'", i, key=("mbt::nondetPicks",))
             try:
                 args.append(codec.decode(ptype, picks[pname], f"state {i}: argument {pname}"))
             except ItfError as exc:
-                bad(exc.message, i)
+                bad(exc.message, i, key=("mbt::nondetPicks", pname))
         move = (index, tuple(args))
         label = program.move_label(move)
         if game.ended() is not None:
             bad(f"state {i}: {label} comes after the end of the game ({game.ended().name})", i,
-                hint="the trace stops being legal here")
+                hint="the trace stops being legal here", key=taken)
         failing = game.failing_conjunct(move)
         if failing >= 0:
             cond = action.guard[failing]
             bad(f"state {i}: {label} is not legal: `{snippet(cond.span)}` is false", i,
-                hint="the trace stops being legal here; earlier moves replay")
+                hint="the trace stops being legal here; earlier moves replay", key=taken)
         before = snapshots[-1]
         try:
             found = game.step(move)
@@ -191,9 +248,9 @@ def replay(spec: ir.Spec, path: str) -> ReplayResult:
             outcome = {"kind": "fault", "step": i, "message": exc.message, "where": str(program.span(exc.span_id))}
             break
         if st is stop:
-            bad(f"the trace's last move, {label}, stops the game ({meta['outcome'].get('kind')}: "
-                f"{meta['outcome'].get('message') or meta['outcome'].get('reason')}), but it plays through here", None,
-                hint="the trace was written for other rules")
+            bad(f"the trace's last move, {label}, stops the game ({told.get('kind')}: "
+                f"{told.get('message') or told.get('reason')}), but it plays through here", None,
+                hint="the trace was written for other rules", key=("#meta", "outcome", "kind"))
         after = game.snapshot()
         snapshots.append(after)
         steps.append(TraceStep(i, name, move[1], label, action.cite, describe_changes(spec, dom, before, after)))
@@ -220,14 +277,14 @@ def _compare(spec: ir.Spec, codec: ItfCodec, recorded: dict, state: list, i: int
     names = [var.name for var in spec.state]
     for key in recorded:
         if not key.startswith(("#", "mbt::")) and key not in names:
-            bad(f"state {i}: '{key}' is not a variable of {spec.game}", i, hint=did_you_mean(key, names))
+            bad(f"state {i}: '{key}' is not a variable of {spec.game}", i, hint=did_you_mean(key, names), key=(key,))
     for var, value in zip(spec.state, state):
         if var.name not in recorded:
             continue
         try:
             given = codec.decode(var.type, recorded[var.name], f"state {i}: {var.name}")
         except ItfError as exc:
-            bad(exc.message, i)
+            bad(exc.message, i, key=(var.name,))
         if given != value:
             shown = format_value(var.type, given, codec.dom)
             real = format_value(var.type, value, codec.dom)
@@ -236,5 +293,76 @@ def _compare(spec: ir.Spec, codec: ItfCodec, recorded: dict, state: list, i: int
                 lines: list[str] = []
                 diff_value(var.name, var.type, value, given, codec.dom, lines)
                 bad(f"state {i}: {var.name} is not what the rules give; from the rules' value to the trace's: "
-                    + "; ".join(lines[:4]) + (f"; and {len(lines) - 4} more" if len(lines) > 4 else ""), i, hint=hint)
-            bad(f"state {i}: {var.name} is {shown} in the trace, but {real} by the rules", i, hint=hint)
+                    + "; ".join(lines[:4]) + (f"; and {len(lines) - 4} more" if len(lines) > 4 else ""), i, hint=hint,
+                    key=(var.name,))
+            bad(f"state {i}: {var.name} is {shown} in the trace, but {real} by the rules", i, hint=hint, key=(var.name,))
+
+
+def _a(value) -> str:
+    """What a JSON value is, for a message: `a number (5)`, `a list`, `null`."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"a boolean ({json.dumps(value)})"
+    if isinstance(value, (int, float)):
+        return f"a number ({value})" if len(str(value)) <= 20 else "a number"
+    if isinstance(value, str):
+        return f"a string ({json.dumps(value, ensure_ascii=False)})" if len(value) <= 30 else "a string"
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def _locate(text: str, path: tuple) -> tuple[int, int] | None:
+    """Where the deepest step of `path` that the JSON document `text` has lies: (start, end) offsets
+    of a key (a str: its quoted name among the members of the object reached so far, the last
+    such member, as json.loads takes it; never a key of a value nested in it), or of the opening
+    character of an element (an int: of the array reached so far). None: not even the first."""
+    decoder = json.JSONDecoder()
+    n = len(text)
+
+    def skip(i: int) -> int:
+        while i < n and text[i] in " \t\n\r":
+            i += 1
+        return i
+
+    def past(i: int) -> int:  # past a value and the comma after it, if any
+        _value, i = decoder.raw_decode(text, i)
+        i = skip(i)
+        return skip(i + 1) if text[i] == "," else i
+
+    found = None
+    try:
+        i = skip(0)
+        for step in path:
+            if isinstance(step, str):
+                if text[i] != "{":
+                    break
+                j, hit = skip(i + 1), None
+                while text[j] != "}":
+                    name, end = decoder.raw_decode(text, j)
+                    k = skip(skip(end) + 1)  # past the colon
+                    if name == step:
+                        hit = (j, end, k)
+                    j = past(k)
+                if hit is None:
+                    break
+                found, i = hit[:2], hit[2]
+            else:
+                if text[i] != "[":
+                    break
+                j = skip(i + 1)
+                for _k in range(step):
+                    if text[j] == "]":
+                        break
+                    j = past(j)
+                if text[j] == "]":
+                    break
+                found, i = (j, j + 1), j
+    except (ValueError, IndexError, RecursionError):
+        pass
+    return found
+
+
+def _span(source: SourceFile, start: int, end: int) -> Span:
+    """The span of source.text[start:end], cut at the end of its first line."""
+    stop = source.text.find("\n", start)
+    return source.span_at(start, (min(end, stop) if stop >= 0 else end) - start)
