@@ -334,3 +334,70 @@ def test_a_wrong_value_in_a_results_file_is_shown_at_its_line(tmp_path):
                    '  "status": "violated", "trace": {"steps": [{"move": "m()"},\n    7]}}]}]}')
     r, _out = _gen(tmp_path, "--results", str(res))
     assert r.code == 2 and f"{res}:3:5: error[E009]" in r.err and "steps[1]: expected a step" in r.err, r
+
+
+def _results_text(spec: str, game: str, *records: str) -> str:
+    """A verify results file with one record a line: the first record on line 5, the next on 6, ..."""
+    return ('{"ok": true,\n "specs": [\n  {"spec": ' + json.dumps(spec) + ', "game": "' + game + '", "edition": "en",\n'
+            '   "results": [\n' + ",\n".join(f"    {r}" for r in records) + "\n   ]}\n ]}\n")
+
+
+def test_results_of_another_game_are_refused(tmp_path):
+    # they were left out without a word (exit 0, statuses from the simulations)
+    res = tmp_path / "verify.json"
+    res.write_text(_results_text(TRICKS, "little_tricks",
+                                 '{"property": "cards_conserved", "kind": "invariant", "players": 3, "status": "proved"}'))
+    r, out = _gen(tmp_path, "--results", str(res), spec=WANDS)
+    assert r.code == 2 and f"{res}:3:{len(TRICKS) + 24}: error[E009]" in r.err, r
+    assert f"the results are for little_tricks/en ({TRICKS}), not for the spec documented: tug_of_wands/en" in r.err
+    assert '^^^^^^^^^^^^^^^\n  hint: pass the results of `rulespec verify SPEC --json` of this spec' in r.err, r.err
+    assert "Traceback" not in r.err and not out.exists()
+
+
+@pytest.mark.parametrize("record, col, message, hint", [
+    ('{"property": "no_such_prop", "kind": "invariant", "players": 99, "status": "violated"}', 18,
+     'specs[0].results[1]: "no_such_prop" is not a property of little_tricks/en', "its properties are cards_conserved"),
+    ('{"property": "cards_conserve", "kind": "invariant", "players": 3, "status": "proved"}', 18,
+     'specs[0].results[1]: "cards_conserve" is not a property of little_tricks/en',
+     "hint: did you mean 'cards_conserved'?"),
+    ('{"property": "enabled:name_trum", "kind": "action", "players": 3, "status": "unreachable"}', 18,
+     '"enabled:name_trum" is not a property', "hint: did you mean 'enabled:name_trump'?"),
+    ('{"property": "cards_conserved", "kind": "invariant", "players": 99, "status": "violated"}', 69,
+     "specs[0].results[1]: 99 players, but little_tricks/en", "run `rulespec verify --json` again"),
+])
+def test_a_result_that_does_not_fit_the_spec_is_refused(tmp_path, record, col, message, hint):
+    # it was taken: every real property "not checked", the stray result "violated" under "Other checks"
+    res = tmp_path / "verify.json"
+    res.write_text(_results_text(TRICKS, "little_tricks",
+                                 '{"property": "cards_conserved", "kind": "invariant", "players": 3, "status": "proved"}',
+                                 record))
+    r, out = _gen(tmp_path, "--results", str(res))
+    assert r.code == 2 and f"{res}:6:{col}: error[E009]" in r.err and message in r.err and hint in r.err, r
+    assert f" 6 |     {record}\n" in r.err and f" | {' ' * (col - 1)}^" in r.err, r.err
+    assert "Traceback" not in r.err and not out.exists()
+
+
+def test_results_for_several_specs_and_verify_checks_are_taken(tmp_path):
+    # one results file for the specs of one run (another spec's entry, documented or not, is
+    # fine), with the checks verify adds to the spec's properties
+    other = json.loads(_results_text(WANDS, "tug_of_wands",
+                                     '{"property": "whatever", "kind": "invariant", "players": 9, "status": "proved"}'))
+    doc = json.loads(_results_text(
+        TRICKS, "little_tricks",
+        '{"property": "cards_conserved", "kind": "invariant", "players": 4, "status": "proved"}',
+        '{"property": "no_runtime_errors", "kind": "fault", "players": 3, "status": "proved"}',
+        '{"property": "no_deadlock", "kind": "deadlock", "players": 3, "status": "bounded", "depth": 8}',
+        '{"property": "enabled:name_trump", "kind": "action", "players": 3, "status": "unreachable"}',
+        '{"property": "gap:12:3", "kind": "undecided", "players": 3, "status": "unreachable"}'))
+    doc["specs"].insert(0, {**other["specs"][0], "game": "no_such_game", "spec": "elsewhere/x.rules"})
+    res = tmp_path / "verify.json"
+    res.write_text(json.dumps(doc))
+    r, out = _gen(tmp_path, "--results", str(res), games="2")
+    assert r.code == 0, r
+    assert f"property statuses from {res}" in r.out
+    page = (out / "little_tricks" / "en" / "properties.md").read_text()
+    assert "enabled:name\\_trump" in page and "gap:12:3" in page and "`no_deadlock`" in page
+    r = run_cli("docs", TRICKS, WANDS, "--out", str(tmp_path / "two"), "--games", "2", "--results", str(res))
+    assert r.code == 0, r
+    assert f"{TRICKS}: property statuses from {res}" in r.out and \
+        f"{WANDS}: property statuses from 2 simulated games" in r.out

@@ -18,12 +18,12 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 from . import __version__, ir
-from .diagnostics import UserError, error
+from .diagnostics import UserError, did_you_mean, error
 from .diagram import phase_graph, render_svg
 from .markdown import anchor, code, fence, md, quoted, table
 from .pipeline import can_create_folder
 from .prose import Item, Prose, cite_text, render_items
-from .results import Result, ResultsIndex, simulated_results
+from .results import Result, ResultsIndex, SpecResults, _span, _value_at, simulated_results
 from .source import Span, lookup
 from .trace import moves_text
 from .types import BagT, BoolT, Domains, EnumT, MapT, PileT, PlayerT, format_value
@@ -170,6 +170,91 @@ def title_heading(text: str | None, fallback: str) -> str:
     if text and re.fullmatch(r"[^\W_][\w ,'’:]*", text) and "_" not in text:
         return text
     return code(fallback)
+
+
+# ---- the verify results -----------------------------------------------------------------------
+
+# the results `rulespec verify` gives besides the spec's properties (verifier/verify.py):
+# NO_RUNTIME_ERRORS, NO_DEADLOCK, an undecided point's gap:LINE:COL (gap:ID where it has no place:
+# named by where it is, which moves when the spec is edited, so taken by its form) and an action
+# never enabled, enabled:ACTION
+VERIFY_CHECKS = ("no_runtime_errors", "no_deadlock")
+_GAP = re.compile(r"gap:(\d+:\d+|\d+)")
+
+
+def _spec_of(entry: SpecResults, specs: list[ir.Spec]) -> ir.Spec | None:
+    """The spec documented that a results file's entry is for, as ResultsIndex.for_spec matches
+    them: by the spec's path, else by game and edition; None when it is for none of them."""
+    if entry.spec:
+        real = os.path.realpath(entry.spec)
+        for s in specs:
+            if os.path.realpath(s.path) == real:
+                return s
+    return next((s for s in specs if s.game == entry.game and s.edition == entry.edition), None)
+
+
+def check_results(specs: list[ir.Spec], results: ResultsIndex) -> None:
+    """Refuse (E009, exit 2) verify results that do not fit the specs documented, before anything
+    is simulated or written: a --results file none of whose entries is for one of them (another
+    game's results, which would be left out without a word), and a result of an entry for one of
+    them that names a property the spec does not have or a player count outside its range (shown
+    as a status, or under "Other checks", on its pages). An entry for a spec not documented in
+    this run is left out: one verify run's file may serve the docs of some of its specs."""
+    seen: set[str] = set()
+    for entry in results.entries:
+        path = entry.file
+        if path in seen:
+            continue
+        seen.add(path)
+        source = lookup(path)
+        text = source.text if source is not None else ""
+        entries = [e for e in results.entries if e.file == path]
+        try:  # (a file given twice is in the index twice: its first copy is checked)
+            entries = entries[:len(json.loads(text)["specs"])]
+        except (ValueError, KeyError, TypeError, RecursionError):
+            pass
+        matched = [(i, e, _spec_of(e, specs)) for i, e in enumerate(entries)]
+        if not any(s is not None for _i, _e, s in matched):
+            theirs = [e.game + (f"/{e.edition}" if e.edition else "") + (f" ({e.spec})" if e.spec else "")
+                      for e in entries]
+            ours = [f"{s.label} ({s.path})" for s in specs]
+            raise _results_error(
+                path, text, "specs[0].game",
+                f"{path}: the results are for {_listed(theirs)}, not for "
+                f"{'the spec' if len(specs) == 1 else 'any of the specs'} documented: {_listed(ours)}",
+                "pass the results of `rulespec verify SPEC --json` of "
+                + ("this spec" if len(specs) == 1 else "these specs"))
+        for i, e, s in matched:
+            if s is None:
+                continue
+            names = [p.name for p in s.properties] + list(VERIFY_CHECKS) + [f"enabled:{a.name}" for a in s.actions]
+            for j, r in enumerate(e.results):
+                w = f"specs[{i}].results[{j}]"
+                if r.name not in names and not _GAP.fullmatch(r.name):
+                    props = [p.name for p in s.properties]
+                    raise _results_error(
+                        path, text, f"{w}.property",
+                        f"{path}: {w}: {json.dumps(r.name)} is not a property of {s.label} ({s.path})",
+                        did_you_mean(r.name, names) or
+                        (f"its properties are {_listed(props, 6)}; " if props else "it has no properties; ")
+                        + "are these the results of another version of the spec? run `rulespec verify --json` again")
+                if not s.min_players <= r.players <= s.max_players:
+                    count = str(s.min_players) if s.min_players == s.max_players else \
+                        f"{s.min_players}–{s.max_players}"
+                    raise _results_error(
+                        path, text, f"{w}.players",
+                        f"{path}: {w}: {r.players} players, but {s.label} ({s.path}) is for {count} players",
+                        "are these the results of another version of the spec? run `rulespec verify --json` again")
+
+
+def _listed(items: list[str], limit: int = 3) -> str:
+    return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def _results_error(path: str, text: str, at: str, message: str, hint: str) -> UserError:
+    """E009 with the line of the value at `at` (a JSON path) in the results file and a caret under it."""
+    found = _value_at(text, at) if text else None
+    return UserError(error("E009", message, _span(path, text, *found) if found is not None else None, hint=hint))
 
 
 # ---- what the pages are made from -------------------------------------------------------------
@@ -779,6 +864,7 @@ def write_reference(out: str, specs: list[ir.Spec], results: ResultsIndex, diffs
     """Write every page; returns the files written, relative to `out`. The simulations run first:
     the pages there from before are replaced only once the new ones are ready to be written."""
     listed = check_out(out)
+    check_results(specs, results)
     taken: set[str] = set()
     datas = []
     for spec in specs:
@@ -895,5 +981,5 @@ def default_specs(cwd: str | None = None) -> list[str]:
                           hint="pass .rules files or folders"))
 
 
-__all__ = ["write_reference", "read_diffs", "default_specs", "prepare_out", "check_out", "clear_out", "source_text", "SpecPages", "compute",
+__all__ = ["write_reference", "check_results", "read_diffs", "default_specs", "prepare_out", "check_out", "clear_out", "source_text", "SpecPages", "compute",
            "MARKER"]
