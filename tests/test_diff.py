@@ -150,6 +150,10 @@ def test_markdown_report_is_written_and_never_replaces_a_users_file(tmp_path):
     assert run_cli("diff", EN, EN, "--games", "0", "--markdown", str(link)).code == 0
     assert link.is_symlink() and stat.S_IMODE(out.stat().st_mode) == 0o640
     assert "| changes scoring | 0 |" in out.read_text(encoding="utf-8")
+    # a folder that takes no files whatever its permissions say (Linux's /proc): before the comparison
+    if os.path.isdir("/proc/self"):
+        r = run_cli("diff", EN, XX, "--games", "0", "--markdown", "/proc/rulespec-x.md")
+        assert r.code == 2 and "error[E008]: cannot write '/proc/rulespec-x.md'" in r.err and r.out == "", r
 
 
 def test_players_that_differ_are_a_change(tmp_path):

@@ -568,6 +568,14 @@ def _check_markdown_target(path: str) -> None:
     if not os.access(folder, os.W_OK | os.X_OK):
         raise UserError(error("E008", f"cannot write '{path}': the folder '{folder}' is not writable",
                               hint="choose a folder you can write in"))
+    import tempfile
+    try:  # (a folder that takes no files, whatever its permissions say: the page's temporary file tried)
+        fd, probe = tempfile.mkstemp(prefix=".rulespec-diff-", suffix=".md", dir=folder)
+        os.close(fd)
+        os.remove(probe)
+    except OSError as exc:
+        raise UserError(error("E008", f"cannot write '{path}': {exc.strerror or exc}",
+                              hint="choose a folder you can write in")) from None
 
 
 def _folder_of(path: str) -> str:
