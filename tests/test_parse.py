@@ -138,3 +138,11 @@ def test_hypothesis_generated_specs_never_crash_the_checker():
         check(spec)
 
     inner()
+
+
+def test_a_long_flat_chain_is_told_as_a_chain_too_deep():
+    # a sum of 201 terms is a chain of operators, each one level: the message says so (it read as
+    # if only brackets, `if` and `for` nested)
+    d, = _errors("game g \"G\"\nplayers 2..2 cite \"P\" \"p\"\nvar x: 0..5\ninit cite \"S\" \"s\" { x := "
+                 + "+".join(["0"] * 201) + " }\n")
+    assert d.code == "E005" and "each operator of a chain such as a + b + c counts one level" in d.message, d

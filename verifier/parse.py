@@ -356,7 +356,8 @@ def _ast_depth_error(spec: ast.Spec, source: SourceFile) -> Diagnostic | None:
     while stack:
         node, depth, loops = stack.pop()
         if depth > MAX_DEPTH:
-            return error("E005", f"expression nested more than {MAX_DEPTH} deep (an `if` or a `for` counts two levels)",
+            return error("E005", f"expression nested more than {MAX_DEPTH} deep (each operator of a chain such as "
+                                 "a + b + c counts one level, an `if` or a `for` two)",
                          node.span, hint="split the expression with `let` or a `def`, or flatten the blocks")
         if isinstance(node, ast.For):
             loops += 1
