@@ -111,9 +111,11 @@ def test_check_json_keeps_its_document_for_input_that_stops_it(tmp_path):
         assert {k: v for k, v in entry.items() if k != "diagnostics"} == \
             {"path": path, "ok": False, "rulebook": None, "scenarios": []}, args
         assert [d["code"] for d in entry["diagnostics"]] == [code], args
-    # without --json the diagnostic goes to stderr, as before; other commands keep theirs
+    # without --json the diagnostic goes to stderr, and the count of errors to stdout, as for a
+    # spec with errors; other commands keep theirs
     r = run_cli("check", str(empty))
-    assert r.code == 2 and r.out == "" and "error[E001]: " in r.err and "no .rules files in it" in r.err, r
+    assert r.code == 2 and r.out == f"{empty}: 1 error\n" and "error[E001]: " in r.err and \
+        "no .rules files in it" in r.err, r
     r = run_cli("test", "--json", str(empty))
     assert r.code == 2 and set(json.loads(r.out)) == {"ok", "diagnostics"} and "error[E001]" in r.err, r
 
@@ -171,3 +173,21 @@ def test_shown_path_is_relative_where_shorter(tmp_path, monkeypatch):
     assert shown_path("./rulebook.md") == "rulebook.md"
     far = os.path.join(os.sep, "elsewhere", "books", "de.txt")  # ../../elsewhere/... is longer
     assert shown_path(far) == far
+
+
+def test_a_folder_with_no_spec_is_told_and_the_other_specs_still_checked(tmp_path):
+    # it stopped the command before the others were checked
+    import json
+
+    from conftest import EXAMPLES
+
+    tricks = str(next(p for p in EXAMPLES if p.name == "little_tricks.rules"))
+    (tmp_path / "empty").mkdir()
+    r = run_cli("check", "--no-scenarios", str(tmp_path / "empty"), tricks)
+    assert r.code == 2 and f"{tmp_path / 'empty'}: 1 error" in r.out and f"{tricks}: ok" in r.out, r
+    assert "is a directory with no .rules files in it" in r.err
+    r = run_cli("check", "--no-scenarios", "--json", str(tmp_path / "empty"), tricks)
+    doc = json.loads(r.out)
+    assert r.code == 2 and r.err == "" and doc["ok"] is False
+    assert [(f["path"], f["ok"]) for f in doc["files"]] == [(str(tmp_path / "empty"), False), (tricks, True)]
+    assert doc["files"][0]["diagnostics"][0]["code"] == "E001"

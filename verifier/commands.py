@@ -40,10 +40,13 @@ def cmd_check(args) -> int:
     folder = rulebook_folder(args.rulebooks)
     if args.rulebooks and not os.path.isdir(args.rulebooks):
         raise UserError(error("E001", f"no such folder: '{args.rulebooks}'", hint="--rulebooks takes a folder"))
-    files = expand_paths(args.specs)
     report = []
     errors = failures = 0
-    for path in files:
+    for path, refused in _each_spec(args.specs):
+        if refused is not None:  # (a folder with no spec in it: told, and the other SPECs checked)
+            errors += len(refused.diagnostics)
+            report.append((path, None, refused.diagnostics, [], None))
+            continue
         loaded = load(path)
         diags = list(loaded.diagnostics)
         scen = []
@@ -88,6 +91,19 @@ def cmd_check(args) -> int:
     if errors:
         return EXIT_INPUT
     return EXIT_FOUND if failures else EXIT_OK
+
+
+def _each_spec(specs: list[str]):
+    """(path, None) for each spec file the SPECs name (a folder's, found in it), and (SPEC, the
+    UserError) for a SPEC that names none: check reports it among the others, which it still checks."""
+    for given in specs:
+        try:
+            found = expand_paths([given])
+        except UserError as exc:
+            yield given, exc
+            continue
+        for path in found:
+            yield path, None
 
 
 def cmd_test(args) -> int:
