@@ -539,6 +539,11 @@ def test_a_link_to_nothing_is_said_so(tmp_path):
     (tmp_path / "dangling.rules").symlink_to(tmp_path / "nowhere.rules")
     r = run_cli("check", str(tmp_path / "dangling.rules"))
     assert r.code == 2 and "is a link to nothing" in r.err and "did you mean" not in r.err, r
+    assert "hint: point the link at a .rules file, or pass the file itself" in r.err, r
+    # a device is not read either: said with a hint too
+    if os.path.exists("/dev/null"):
+        r = run_cli("check", "/dev/null")
+        assert r.code == 2 and "'/dev/null' is not a regular file" in r.err and "hint: pass a .rules file" in r.err, r
 
 
 def test_a_file_name_that_is_not_utf8_is_shown_escaped(tmp_path):

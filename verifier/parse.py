@@ -65,13 +65,15 @@ def read_source(path: str) -> SourceFile:
     p = Path(path)
     if not p.exists():
         if p.is_symlink():
-            raise UserError(error("E001", f"'{path}' is a link to nothing ('{os.readlink(path)}')"))
+            raise UserError(error("E001", f"'{path}' is a link to nothing ('{os.readlink(path)}')",
+                                  hint="point the link at a .rules file, or pass the file itself"))
         raise UserError(error("E001", f"no such file: '{path}'", hint=_missing_hint(p)))
     if p.is_dir():
         raise UserError(error("E001", f"'{path}' is a directory, not a .rules file",
                               hint="pass a .rules file" + _first_rules_hint(p)))
     if not p.is_file():
-        raise UserError(error("E001", f"'{path}' is not a regular file"))
+        raise UserError(error("E001", f"'{path}' is not a regular file",
+                              hint="pass a .rules file (a device or a pipe is not read: save its text to a file first)"))
     try:
         size = p.stat().st_size
         if size > MAX_BYTES:
