@@ -198,7 +198,8 @@ def _meta_trace(tmp_path, edit, name="m.itf.json"):
     # (the game's check was there; its caret was at 1:1)
     (lambda m: m.update(game="other"), '"game": "other"', "the trace is of the game other, not of little_tricks",
      None),
-    (lambda m: m.update(players=9), '"players": 9', "the trace is for 9 players", None),
+    (lambda m: m.update(players=9), '"players": 9', "the trace is for 9 players",
+     "pass the spec the trace was written for"),
 ])
 def test_replay_rejects_a_malformed_meta_at_its_key(tmp_path, edit, key, message, hint):
     path = _meta_trace(tmp_path, lambda itf: edit(itf["#meta"]))

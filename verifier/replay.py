@@ -100,7 +100,7 @@ def replay(spec: ir.Spec, path: str) -> ReplayResult:
             key=("#meta", "players"))
     if not spec.min_players <= players <= spec.max_players:
         bad(f"the trace is for {players} players; {spec.game} is for {spec.min_players} to {spec.max_players}", None,
-            key=("#meta", "players"))
+            hint="pass the spec the trace was written for", key=("#meta", "players"))
     for name, types in (("game", (str,)), ("edition", (str, type(None)))):
         if name in meta and not isinstance(meta[name], types):
             bad(f'the trace\'s "#meta" has "{name}": {_a(meta[name])}, not a name', None,
@@ -135,11 +135,13 @@ def replay(spec: ir.Spec, path: str) -> ReplayResult:
             params = []
             for p in spec.params:
                 if p.name not in given:
-                    bad(f'"#meta" has no value for parameter {p.name}', None, key=("#meta", "params"))
+                    bad(f'"#meta" has no value for parameter {p.name}', None, key=("#meta", "params"),
+                        hint=f'give every parameter of {spec.game} a value, or leave "params" out to draw them from the seed')
                 try:
                     params.append(codec.decode(p.type, given[p.name], f"parameter {p.name}"))
                 except ItfError as exc:
-                    bad(exc.message, None, key=("#meta", "params", p.name))
+                    bad(exc.message, None, key=("#meta", "params", p.name),
+                        hint="a value of the parameter's type, as rulespec writes it in a trace")
     # the outcome the trace says the game had (checked against the replay where a move stopped it)
     told = meta.get("outcome")
     if "outcome" in meta:
@@ -161,7 +163,7 @@ def replay(spec: ir.Spec, path: str) -> ReplayResult:
     try:
         game = program.start(seed, params)
     except ParamError as exc:
-        bad(str(exc), None, key=("#meta", "params"))
+        bad(str(exc), None, key=("#meta", "params"), hint="values that meet the parameters' `where` in the spec")
     except (Gap, Fault) as exc:
         if doc["states"]:  # (a trace of such a game has no state)
             what = "an undecided point" if isinstance(exc, Gap) else f"a run-time error ({exc.message})"
