@@ -191,3 +191,86 @@ def test_a_folder_with_no_spec_is_told_and_the_other_specs_still_checked(tmp_pat
     assert r.code == 2 and r.err == "" and doc["ok"] is False
     assert [(f["path"], f["ok"]) for f in doc["files"]] == [(str(tmp_path / "empty"), False), (tricks, True)]
     assert doc["files"][0]["diagnostics"][0]["code"] == "E001"
+
+
+# ---- defects a fuzzer found: each spec was accepted (or crashed check) and then crashed a tool ----
+
+HEAD = 'game g "G"\nplayers 2..2 cite "P" "p"\ninit cite "P" "p" { }\n'
+
+
+def _errors(text: str) -> list[tuple]:
+    return [(d.code, d.span.line, d.span.col, d.message) for d in diagnostics_of(text) if d.is_error]
+
+
+@pytest.mark.parametrize("value, col, name", [("bool", 11, "bool"), ("Player", 11, "Player"), ("int", 11, "int"),
+                                              ("size([bool])", 17, "bool"), ("C", 11, "C"), ("K", 11, "K")])
+def test_a_type_name_is_no_value(value, col, name, tmp_path):
+    # `const b = bool` passed the checker, whose lowering then failed (exit 3: AssertionError)
+    text = HEAD + f"enum C {{ red }}\ncard K {{ v: 1..2 }}\nconst b = {value}\n"
+    assert _errors(text) == [("E201", 6, col, f"'{name}' is a type, not a value")]
+    (tmp_path / "t.rules").write_text(text)
+    r = run_cli("check", "--no-scenarios", str(tmp_path / "t.rules"))
+    assert r.code == 2 and "Traceback" not in r.err and "hint: write a" in r.err, r
+    # where a domain is expected, a type still stands for all its values
+    assert _errors(HEAD + "enum C { red }\nconst n = count(c in C where c == red)\nconst m = count(p in Player)\n") == []
+
+
+def test_a_zone_named_like_an_enum_value_with_a_refill():
+    # the refill compared the zone's type with its source's, and took the enum value's type for the
+    # zone's: AttributeError ('EnumT' object has no attribute 'elem'), exit 3
+    text = HEAD + "enum C { red }\nzone red: pile of C refill from d\nzone d: bag of C\n"
+    assert _errors(text) == [("E102", 5, 6, "'red' is already an enum value")]
+    text = HEAD + "enum C { red }\nvar v: 0..3\nzone v: pile of C refill from d\nzone d: pile of C\n"
+    assert _errors(text) == [("E102", 6, 6, "'v' is already a var")]
+    text = HEAD + "enum C { red }\nconst d = 3\nzone s: pile of C refill from d\n"
+    assert _errors(text) == [("E204", 6, 19, "'d' is a constant, not a zone")]
+
+
+@pytest.mark.parametrize("decls, line, col, message", [
+    ("const n = n + 1\n", 4, 11, "constant 'n' is defined in terms of itself (n -> n)"),
+    ("const n = n\n", 4, 11, "constant 'n' is defined in terms of itself (n -> n)"),
+    ("card K { v: 1..2 }\nconst deck: bag of K = { deck }\n", 5, 26,
+     "constant 'deck' is defined in terms of itself (deck -> deck)"),
+    ("const a = b + 1\nconst b = a * 2\n", 5, 11, "constant 'a' is defined in terms of itself (a -> b -> a)"),
+    ("def f(): int = n\nconst n = f()\n", 4, 16, "constant 'n' is defined in terms of itself (n -> f -> n)"),
+    ("const m = 1\nconst n = g() + m\ndef g(): int = h(m)\ndef h(k: int): int = k + n\n", 7, 26,
+     "constant 'n' is defined in terms of itself (n -> g -> h -> n)"),
+])
+def test_a_constant_defined_in_terms_of_itself(decls, line, col, message):
+    # it passed the checker; simulate then failed (TypeError) and verify too (KeyError), exit 3
+    assert _errors(HEAD + decls) == [("E209", line, col, message)]
+    # constants of constants, and definitions calling each other without a cycle, are fine
+    assert _errors(HEAD + "const a = 2\nconst b = a + f(a)\ndef f(k: int): int = k + a\n") == []
+
+
+def test_types_with_too_many_values_to_list():
+    # simulate kept a slot per card of `bag of K` ([0] * 10^9: gigabytes, or MemoryError)
+    from verifier.check import DOMAIN_LIMIT
+    assert DOMAIN_LIMIT == 10_000
+    text = HEAD + 'card K { v: 1..1000000000 }\nzone s: bag of K\n/// a.\naction a(p: Player) by p cite "P" "p" { ' \
+                  's := { K(1) } }\n'
+    (d,) = [d for d in diagnostics_of(text) if d.is_error]
+    assert (d.code, d.span.line, d.span.col, d.message) == \
+        ("E205", 5, 16, "a zone keeps one entry per value of K: 1,000,000,000 values, more than the limit of 10,000")
+    assert d.hint == "K has one value per combination of its fields (v: 1,000,000,000): narrow their ranges"
+    card = HEAD + "card K { a: 1..100, b: 1..101 }\n"
+    for decl, col, message in [
+            ("var m: map K -> bool", 12, "a map keeps one entry per value of its key K: 10,100 values"),
+            ("var s: set of K", 15, "a set of K keeps one entry per value of K: 10,100 values"),
+            ("zone z[K]: bag of bool", 8, "'z' is one zone per value of K: 10,100 values"),
+            ("param c: K", 10, "parameter 'c' is drawn from the values of K: 10,100 values"),
+            ("stat st(k: K): 1", 12, "a stat is reported for each value of K: 10,100 values"),
+            ("const c = count(k in K)", 22, "ranging over 'K' goes through each of its values: 10,100 values"),
+            ("const c = count(k in 0..10000)", 22,
+             "ranging over 0..10000 goes through each of its values: 10,001 values"),
+            ("/// a.\naction a(p: Player, s: set of 1..14) by p cite \"P\" \"p\" { skip }", 24,
+             "a move chooses 's' among the values of set of 1..14: 16,384 values")]:
+        line = 5 + decl.count("\n")
+        assert _errors(card + decl + "\n") == [("E205", line, col, f"{message}, more than the limit of 10,000")], decl
+    # a map of maps: every entry is kept
+    assert _errors(HEAD + "var m: map 0..99 -> map 0..100 -> bool\n") == \
+        [("E205", 4, 8, "'m' has 10,100 entries (map 0..99 -> map 0..100 -> bool), more than the limit of 10,000")]
+    # at the limit, and numbers that are stored rather than listed (a var, a drawn parameter), are fine
+    assert _errors(HEAD + "card K { a: 1..100, b: 1..100 }\nzone s: bag of K\nvar m: map 0..99 -> map 0..99 -> bool\n"
+                          "card B { v: 1..1000000000 }\nvar c: B\nvar x: 0..1000000000\n"
+                          "param n: 0..1000000000\n") == []

@@ -18,6 +18,13 @@ from .types import (BOOL, INT, NONE, PLAYER, STR, BagT, BoolT, EnumT, IntT, List
 
 BUILTIN_TYPES = {"bool": BOOL, "int": INT, "Player": PLAYER}
 
+# The most values a type may have where simulate and verify keep or try one entry per value (the
+# elements of a zone, bag, pile, set or order, a map's keys, a zone's index, action and stat
+# parameters, quantifier domains, drawn parameters), and the most entries one variable, zone,
+# parameter or constant may keep (docs/language.md, section 2). Far above what card games need;
+# at this size a simulation still takes about a second and a proof under a gigabyte.
+DOMAIN_LIMIT = 10_000
+
 # name -> (min args, max args or None, description for hints)
 BUILTINS = {
     "size": (1, 1, "size(zone_or_set)"), "top": (1, 1, "top(pile)"), "the": (1, 1, "the(zone)"),
@@ -93,6 +100,7 @@ class Checker:
         self.diags: list[Diagnostic] = []
         self.context: str | None = None
         self._membership_literal = False
+        self._too_many: set[Type] = set()  # types reported for having more than DOMAIN_LIMIT values
 
     # ---- reporting ---------------------------------------------------------------------
     def err(self, code, msg, span, hint=None):
@@ -116,6 +124,7 @@ class Checker:
         self.collect_types(decls)
         self.collect_values(decls)
         self.check_cycles(decls)
+        self.check_const_cycles(decls)
         for d in decls:
             self.context = self._ctx(d)
             self.check_decl(d)
@@ -254,6 +263,8 @@ class Checker:
                 self.err("E205", f"a map's keys must be a finite type, not '{k}'", te.key.span,
                          hint="use an enum, a range, bool, Player or a card type")
                 return None
+            if k is not None and self.too_many(k, te.key.span, f"a map keeps one entry per value of its key {k}"):
+                return None
             return MapT(k, v) if k and v else None
         for cls, tcls in ((ast.SetType, SetT), (ast.OrderType, OrderT), (ast.BagType, BagT), (ast.PileType, PileT)):
             if isinstance(te, cls):
@@ -261,6 +272,9 @@ class Checker:
                 if e is not None and not indexable(e):
                     self.err("E205", f"the elements of a {cls.__name__[:-4].lower()} must be a finite type, not '{e}'",
                              te.elem.span, hint="use an enum, a range, bool, Player or a card type")
+                    return None
+                if e is not None and self.too_many(e, te.elem.span,
+                                                   f"{_article(tcls(e))} keeps one entry per value of {e}"):
                     return None
                 return tcls(e) if e else None
         raise AssertionError(te)
@@ -277,6 +291,32 @@ class Checker:
                      hint="write a number such as 0..24, or a constant that is one; bounds cannot depend on "
                           "`players`, parameters or the state")
         return value
+
+    def too_many(self, t: Type, span, what: str) -> bool:
+        """E205 when `t` has more values than DOMAIN_LIMIT where they are listed one by one; `what`
+        says why they are (`a bag of K keeps one entry per value of K`)."""
+        n = count_values(t, self._most_players())
+        if n is None or n <= DOMAIN_LIMIT:
+            return False
+        self._too_many.add(t)
+        self.err("E205", f"{what}: {_amount(n)} values, more than the limit of {DOMAIN_LIMIT:,}", span,
+                 hint=_count_hint(t, self._most_players()))
+        return True
+
+    def too_many_entries(self, t: Type, name: str, span) -> bool:
+        """E205 when the state `name` of type `t` needs more than DOMAIN_LIMIT entries in all (a map of
+        maps multiplies its key counts), each of its own key and element types being within it."""
+        n = entries(t, self._most_players())
+        if n <= DOMAIN_LIMIT:
+            return False
+        self.err("E205", f"'{name}' has {_amount(n)} entries ({t}), more than the limit of {DOMAIN_LIMIT:,}",
+                 span,
+                 hint="simulate and verify keep every entry of every map and every place of every zone: "
+                      "index by fewer values, or narrow the ranges")
+        return True
+
+    def _most_players(self) -> int:
+        return self.m.players.hi if self._players_valid() else 64
 
     def _fixed_int(self, e, seen: frozenset) -> int | None:
         return fixed_int(self.spec.decls, e, seen)
@@ -312,12 +352,21 @@ class Checker:
                         self.err("E205", f"parameter '{d.name}' needs a finite type, not '{t}'", d.type.span,
                                  hint="a simulation draws a parameter from its type: use a range, enum, Player, "
                                       "set, order, or a map to one of those")
+                    elif isinstance(d, ast.ParamDecl) and any(
+                            self.too_many(x, d.type.span, f"parameter '{d.name}' is drawn from the values of {x}")
+                            for x in _listed_when_drawn(t)):
+                        t = None
+                    elif self.too_many_entries(t, d.name, d.type.span):
+                        t = None
                 self.set_value_type(d.name, t, d)
             elif isinstance(d, ast.ZoneDecl):
                 elem = self.resolve_type(d.elem)
                 if elem is not None and not indexable(elem):
                     self.err("E205", f"a zone holds values of a finite type, not '{elem}'", d.elem.span,
                              hint="declare a card type: `card Name { field: Type, ... }`")
+                    elem = None
+                if elem is not None and self.too_many(elem, d.elem.span,
+                                                      f"a zone keeps one entry per value of {elem}"):
                     elem = None
                 zt = None
                 if elem is not None:
@@ -327,7 +376,12 @@ class Checker:
                         if key is not None and not indexable(key):
                             self.err("E205", f"zones are indexed by a finite type, not '{key}'", d.index.span)
                             key = None
+                        if key is not None and self.too_many(key, d.index.span,
+                                                             f"'{d.name}' is one zone per value of {key}"):
+                            key = None
                         zt = MapT(key, zt) if key else None
+                    if zt is not None:
+                        self.too_many_entries(zt, d.name, self.name_span(d))
                 self.m.zone_kinds[d.name] = d.kind
                 self.set_value_type(d.name, zt, d)
             elif isinstance(d, (ast.DefDecl, ast.ProcDecl)):
@@ -411,6 +465,50 @@ class Checker:
                 visit(name, [name])
         self._cyclic = reported
 
+    def check_const_cycles(self, decls):
+        """A constant is evaluated once, from its expression: that expression cannot need the constant
+        itself, directly, through other constants or through the definitions it calls."""
+        consts = {d.name: d for d in decls if isinstance(d, ast.ConstDecl) and self.owns(d)}
+        defs = {d.name: d for d in decls if isinstance(d, ast.DefDecl) and self.owns(d)}
+        uses: dict[str, list[tuple[str, object]]] = {}
+        for name, d in (*consts.items(), *defs.items()):
+            # (a parameter or binder named like a constant is E102; its uses are not the constant's)
+            own = {p.name for p in d.params} if isinstance(d, ast.DefDecl) else set()
+            own |= {n.name for n in ast.walk(d.expr) if isinstance(n, ast.Binder)}
+            out = []
+            for node in ast.walk(d.expr):
+                if isinstance(node, ast.Name) and node.id in consts and node.id not in own:
+                    out.append((node.id, node))
+                elif isinstance(node, ast.Call) and node.func in defs:
+                    out.append((node.func, node))
+            uses[name] = out
+        state: dict[str, int] = {}  # 1 visiting, 2 done
+        reported: set[str] = set()
+
+        def visit(name, path):
+            state[name] = 1
+            for used, node in uses.get(name, ()):
+                if state.get(used) == 1:
+                    cycle = path[path.index(used):]
+                    first = next((i for i, n in enumerate(cycle) if n in consts), None)
+                    # (a cycle of definitions alone is check_cycles' E209)
+                    if first is not None and not reported.intersection(cycle):
+                        reported.update(cycle)
+                        shown = cycle[first:] + cycle[:first] + [cycle[first]]
+                        span = node.func_span or node.span if isinstance(node, ast.Call) else node.span
+                        self.err("E209", f"constant '{shown[0]}' is defined in terms of itself "
+                                         f"({' -> '.join(shown)})", span,
+                                 hint="a constant is computed once, before the game starts, from values known "
+                                      "before it: it cannot use itself, not even through other constants or "
+                                      "definitions")
+                elif state.get(used) is None:
+                    visit(used, path + [used])
+            state[name] = 2
+
+        for name in consts:
+            if name not in state:
+                visit(name, [name])
+
     # ---- declarations ------------------------------------------------------------------
     def check_decl(self, d):
         method = getattr(self, "decl_" + type(d).__name__, None)
@@ -466,6 +564,8 @@ class Checker:
         declared = self.resolve_type(d.type) if d.type else None
         if declared is not None and t is not None and not assignable(t, declared):
             self.err("E201", f"constant '{d.name}' is declared {declared} but its value is {t}", d.expr.span)
+        if (declared or t) is not None and self.too_many_entries(declared or t, d.name, self.name_span(d)):
+            return
         self.set_value_type(d.name, declared or t, d)
 
     def decl_ParamDecl(self, d):
@@ -479,7 +579,8 @@ class Checker:
 
     def decl_ZoneDecl(self, d):
         self.clauses(d, {"Cite", "Visible", "Refill", "Exhausted"}, need_cite=False)
-        zt = self.m.values[d.name].type if d.name in self.m.values else None
+        # a zone whose name was taken (an enum value, an earlier var or zone: E102) has no type of its own
+        zt = self.m.values[d.name].type if self.owns(d) else None
         for c in d.clauses:
             if isinstance(c, (ast.Refill, ast.Exhausted)) and d.kind != "pile":
                 self.err("E210", "only a pile can be refilled or exhausted", c.span,
@@ -487,14 +588,17 @@ class Checker:
             if isinstance(c, ast.Refill):
                 src = self.m.values.get(c.source)
                 if src is None or src.kind != "zone":
-                    self.err("E204", f"unknown zone '{c.source}'", c.span,
+                    msg = f"unknown zone '{c.source}'" if src is None else \
+                        f"'{c.source}' is {_kind_phrase(src.kind)}, not a zone"
+                    self.err("E204", msg, c.span,
                              hint=did_you_mean(c.source, [n for n, s in self.m.values.items() if s.kind == "zone"]))
                 else:
                     src.used = True
                     st = src.type
                     if isinstance(st, MapT) or isinstance(zt, MapT):
                         self.err("E210", "refill works between single zones, not indexed ones", c.span)
-                    elif st is not None and zt is not None and not same_elements(st.elem, zt.elem):
+                    elif isinstance(st, (BagT, PileT)) and isinstance(zt, (BagT, PileT)) and \
+                            not same_elements(st.elem, zt.elem):
                         self.err("E201", f"'{c.source}' holds {st.elem}, not {zt.elem}", c.span)
             if isinstance(c, ast.Exhausted) and c.reason is not None and c.cite is None:
                 self.err("E301", "an undecided point needs a citation", c.span)
@@ -532,6 +636,9 @@ class Checker:
             if t is not None and not t.finite:
                 self.err("E205", f"action parameter '{p.name}' needs a finite type, not '{t}'", p.type.span,
                          hint="a move chooses among finitely many values: use a range such as 0..10")
+                t = None
+            if t is not None and self.too_many(t, p.type.span,
+                                               f"a move chooses '{p.name}' among the values of {t}"):
                 t = None
             self.m.decl_types[id(p)] = t
             self.bind(scope, p.name, t, p.span, p)
@@ -588,6 +695,8 @@ class Checker:
             t = self.resolve_type(p.type)
             if t is not None and not t.finite:
                 self.err("E205", f"a stat's parameter needs a finite type, not '{t}'", p.type.span)
+            elif t is not None and self.too_many(t, p.type.span, f"a stat is reported for each value of {t}"):
+                t = None
             self.m.decl_types[id(p)] = t
             self.bind(scope, p.name, t, p.span, p)
         t = self.expr(d.expr, scope)
@@ -883,12 +992,31 @@ class Checker:
         elif isinstance(t, PlayerT) and self._players_valid() and not 0 <= e.value < self.m.players.hi:
             self.err("E207", f"player {e.value} does not exist: seats are numbered 0 to players - 1", e.span)
 
-    def expr(self, e, scope: Scope, expected: Type | None = None) -> Type | None:
+    def expr(self, e, scope: Scope, expected: Type | None = None, type_ok: bool = False) -> Type | None:
+        """The type of `e`; a type name (`Player`) is accepted only where a domain is (type_ok)."""
         method = getattr(self, "ex_" + type(e).__name__)
         t = method(e, scope, expected)
+        if isinstance(t, _TypeAsValue) and not type_ok:
+            self.type_not_value(e, t.type)
+            return None
         if t is not None:
             self.m.expr_types[id(e)] = t
         return t
+
+    def type_not_value(self, e, t: Type):
+        name = e.id if isinstance(e, ast.Name) else str(t)
+        if isinstance(t, IntT):
+            hint = "write a number; a range such as 0..10 can be iterated over"
+        else:
+            example = {BoolT: "true or false", PlayerT: "a seat such as 0"}.get(type(t))
+            if isinstance(t, EnumT) and t.values:
+                example = f"e.g. {t.values[0]}"
+            elif isinstance(t, RecordT):
+                example = f"e.g. {t.name}(...)"
+            example = f" ({example})" if example else ""
+            hint = (f"write a value{example}; a type stands for all its values only where they are "
+                    f"iterated over, as in `all(x in {name}: ...)`")
+        self.err("E201", f"'{name}' is a type, not a value", e.span, hint=hint)
 
     def ex_IntLit(self, e, scope, expected):
         if isinstance(expected, PlayerT):
@@ -1139,6 +1267,10 @@ class Checker:
                     self.err("E201", f"mixed elements: {et} and {t}", item.expr.span)
         if et is None:
             return make(None) if not e.items else None
+        # (a literal meant for a zone already reported, whose type is therefore unknown, is not reported again)
+        if want is None and indexable(et) and et not in self._too_many and \
+                self.too_many(et, e.span, f"{_article(make(et))} keeps one entry per value of {et}"):
+            return None
         return make(et)
 
     def ex_Quant(self, e, scope, expected):
@@ -1171,15 +1303,22 @@ class Checker:
 
     def domain(self, e, scope: Scope, membership: bool = False, expected: Type | None = None) -> Type | None:
         """The element type of something iterable: a finite type, a range, a zone, set, order or list."""
-        t = self.expr(e, scope, expected)
+        t = self.expr(e, scope, expected, type_ok=True)
         if t is None:
             return None
         if isinstance(t, _TypeAsValue):
             if not t.type.finite:
                 self.err("E205", f"cannot range over all of '{t.type}'", e.span, hint="give a range such as 0..10")
                 return None
+            if self.too_many(t.type, e.span, f"ranging over '{t.type}' goes through each of its values"):
+                return None
             return t.type
         if isinstance(t, RangeT):
+            if isinstance(e, ast.RangeLit):  # fixed bounds: the prover goes through every number
+                lo, hi = self._fixed_int(e.lo, frozenset()), self._fixed_int(e.hi, frozenset())
+                if lo is not None and hi is not None and lo <= hi and self.too_many(
+                        IntT(lo, hi), e.span, f"ranging over {lo}..{hi} goes through each of its values"):
+                    return None
             return INT
         if isinstance(t, (BagT, PileT, SetT, OrderT, ListT)):
             return t.elem
@@ -1335,6 +1474,86 @@ def fixed_int(decls, e, seen: frozenset = frozenset()) -> int | None:
         if d is not None:
             return fixed_int(decls, d.expr, seen | {e.id})
     return None
+
+
+_HUGE = 10 ** 18  # counts are exact below this
+
+
+def count_values(t: Type, players: int) -> int | None:
+    """How many values a finite type has (Player: `players` seats), at most _HUGE; None if not finite."""
+    if isinstance(t, BoolT):
+        return 2
+    if isinstance(t, IntT):
+        return min(t.hi - t.lo + 1, _HUGE) if t.finite else None
+    if isinstance(t, EnumT):
+        return len(t.values)
+    if isinstance(t, PlayerT):
+        return players
+    if isinstance(t, RecordT):
+        n = 1
+        for _name, ft in t.fields:
+            k = count_values(ft, players)
+            if k is None:
+                return None
+            n = min(n * k, _HUGE)
+        return n
+    if isinstance(t, OptT):
+        k = count_values(t.inner, players)
+        return None if k is None else min(k + 1, _HUGE)
+    if isinstance(t, SetT) and t.elem is not None:  # every subset
+        k = count_values(t.elem, players)
+        return None if k is None else min(2 ** min(k, 64), _HUGE)
+    if isinstance(t, OrderT) and t.elem is not None:  # every permutation
+        k = count_values(t.elem, players)
+        if k is None:
+            return None
+        n = 1
+        for i in range(2, min(k, 30) + 1):
+            n *= i
+        return min(n, _HUGE)
+    return None
+
+
+def entries(t: Type, players: int) -> int:
+    """How many entries a value of type t keeps: one per key of a map, per element value of a zone,
+    bag, pile, set or order (at most _HUGE)."""
+    if isinstance(t, MapT):
+        return min((count_values(t.key, players) or 1) * entries(t.value, players), _HUGE)
+    if isinstance(t, (BagT, PileT, SetT, OrderT)) and t.elem is not None:
+        return count_values(t.elem, players) or 1
+    return 1
+
+
+def _listed_when_drawn(t: Type) -> list[Type]:
+    """The types whose values a simulation lists to draw a parameter of type t (a number is drawn
+    from its range, a set or an order from its elements, a map entry by entry)."""
+    if isinstance(t, MapT):
+        return _listed_when_drawn(t.value)
+    if isinstance(t, (IntT, SetT, OrderT)):
+        return []
+    return [t]
+
+
+def _article(t: Type) -> str:
+    return f"{'an' if str(t)[0] in 'aeiou' else 'a'} {t}"
+
+
+def _amount(n: int) -> str:
+    return f"{n:,}" if n < _HUGE else "more than 10^18"
+
+
+def _count_hint(t: Type, players: int) -> str:
+    if isinstance(t, RecordT):
+        parts = ", ".join(f"{name}: {_amount(count_values(ft, players) or 0)}" for name, ft in t.fields)
+        return f"{t.name} has one value per combination of its fields ({parts}): narrow their ranges"
+    if isinstance(t, SetT):
+        return f"a set of {t.elem} is any subset of its {_amount(count_values(t.elem, players) or 0)} values"
+    if isinstance(t, OrderT):
+        n = _amount(count_values(t.elem, players) or 0)
+        return f"an order of {t.elem} is any arrangement of its {n} values"
+    if isinstance(t, OptT):
+        return _count_hint(t.inner, players)
+    return "use a narrower range" if isinstance(t, IntT) else "use a type with fewer values"
 
 
 def _drawable(t) -> bool:
