@@ -93,6 +93,26 @@ class Scope:
             s = s.parent
 
 
+def back_edges(edges: dict, starts):
+    """The cycles of a graph of names (edges: name -> [(name it uses, the node that uses it)]), as a
+    depth-first walk from each of starts in turn meets them: for each edge back to a name still being
+    walked, (the cycle's names from that one on, the node of the edge that closes it)."""
+    state: dict[str, int] = {}  # 1 walking, 2 done
+
+    def visit(name, path):
+        state[name] = 1
+        for used, node in edges.get(name, ()):
+            if state.get(used) == 1:
+                yield path[path.index(used):], node
+            elif state.get(used) is None:
+                yield from visit(used, path + [used])
+        state[name] = 2
+
+    for name in starts:
+        if name not in state:
+            yield from visit(name, [name])
+
+
 class Checker:
     def __init__(self, spec: ast.Spec):
         self.spec = spec
@@ -440,29 +460,18 @@ class Checker:
                 if call is not None and call.func in bodies:
                     out.append((call.func, call))
             calls[name] = out
-        state: dict[str, int] = {}  # 1 visiting, 2 done
         reported: set[str] = set()
-
-        def visit(name, path):
-            state[name] = 1
-            for callee, call in calls.get(name, ()):
-                if state.get(callee) == 1:
-                    cycle = path[path.index(callee):] + [callee]
-                    if callee not in reported:
-                        reported.update(cycle)
-                        what = "definition" if isinstance(bodies[callee], ast.DefDecl) else "procedure"
-                        msg = (f"{what} '{callee}' calls itself" if len(cycle) == 2 else
-                               f"{what} '{callee}' calls itself through " + " -> ".join(cycle))
-                        self.err("E209", msg, call.func_span or call.span,
-                                 hint="definitions and procedures are expanded in place and cannot recurse; "
-                                      "use a quantifier or a `for` loop")
-                elif state.get(callee) is None:
-                    visit(callee, path + [callee])
-            state[name] = 2
-
-        for name in bodies:
-            if name not in state:
-                visit(name, [name])
+        for cycle, call in back_edges(calls, bodies):
+            callee = cycle[0]
+            if callee not in reported:
+                reported.update(cycle)
+                cycle = cycle + [callee]
+                what = "definition" if isinstance(bodies[callee], ast.DefDecl) else "procedure"
+                msg = (f"{what} '{callee}' calls itself" if len(cycle) == 2 else
+                       f"{what} '{callee}' calls itself through " + " -> ".join(cycle))
+                self.err("E209", msg, call.func_span or call.span,
+                         hint="definitions and procedures are expanded in place and cannot recurse; "
+                              "use a quantifier or a `for` loop")
         self._cyclic = reported
 
     def check_const_cycles(self, decls):
@@ -482,32 +491,19 @@ class Checker:
                 elif isinstance(node, ast.Call) and node.func in defs:
                     out.append((node.func, node))
             uses[name] = out
-        state: dict[str, int] = {}  # 1 visiting, 2 done
         reported: set[str] = set()
-
-        def visit(name, path):
-            state[name] = 1
-            for used, node in uses.get(name, ()):
-                if state.get(used) == 1:
-                    cycle = path[path.index(used):]
-                    first = next((i for i, n in enumerate(cycle) if n in consts), None)
-                    # (a cycle of definitions alone is check_cycles' E209)
-                    if first is not None and not reported.intersection(cycle):
-                        reported.update(cycle)
-                        shown = cycle[first:] + cycle[:first] + [cycle[first]]
-                        span = node.func_span or node.span if isinstance(node, ast.Call) else node.span
-                        self.err("E209", f"constant '{shown[0]}' is defined in terms of itself "
-                                         f"({' -> '.join(shown)})", span,
-                                 hint="a constant is computed once, before the game starts, from values known "
-                                      "before it: it cannot use itself, not even through other constants or "
-                                      "definitions")
-                elif state.get(used) is None:
-                    visit(used, path + [used])
-            state[name] = 2
-
-        for name in consts:
-            if name not in state:
-                visit(name, [name])
+        for cycle, node in back_edges(uses, consts):
+            first = next((i for i, n in enumerate(cycle) if n in consts), None)
+            # (a cycle of definitions alone is check_cycles' E209)
+            if first is not None and not reported.intersection(cycle):
+                reported.update(cycle)
+                shown = cycle[first:] + cycle[:first] + [cycle[first]]
+                span = node.func_span or node.span if isinstance(node, ast.Call) else node.span
+                self.err("E209", f"constant '{shown[0]}' is defined in terms of itself "
+                                 f"({' -> '.join(shown)})", span,
+                         hint="a constant is computed once, before the game starts, from values known "
+                              "before it: it cannot use itself, not even through other constants or "
+                              "definitions")
 
     # ---- declarations ------------------------------------------------------------------
     def check_decl(self, d):
