@@ -274,3 +274,11 @@ def test_types_with_too_many_values_to_list():
     assert _errors(HEAD + "card K { a: 1..100, b: 1..100 }\nzone s: bag of K\nvar m: map 0..99 -> map 0..99 -> bool\n"
                           "card B { v: 1..1000000000 }\nvar c: B\nvar x: 0..1000000000\n"
                           "param n: 0..1000000000\n") == []
+
+
+@pytest.mark.parametrize("stmt, col", [("shuffle [][0]", 29), ("x := size([][0])", 31), ("x := [][0]", 26)])
+def test_an_empty_list_has_nothing_to_index(stmt, col):
+    # found by mutation fuzzing: `[][0]` had no type and no diagnostic, so that lowering it as a
+    # zone was an internal error (AttributeError in lower), and verify's size() of it another (z3)
+    text = 'game g "G"\nplayers 2..2 cite "P" "p"\nvar x: 0..3\ninit cite "P" "p" { ' + stmt + " }\n"
+    assert _errors(text) == [("E207", 4, col, "an empty list has no element at any position")]

@@ -1119,6 +1119,9 @@ class Checker:
             return IntT(0, None)
         if isinstance(bt, (OrderT, ListT)):
             self.expect_type(e.index, scope, INT)
+            if bt.elem is None:  # `[]`: no element at any position, nor a type for one (lower and Z3 need one)
+                self.err("E207", "an empty list has no element at any position", e.span,
+                         hint="index a list that has elements")
             return bt.elem
         self.err("E206", f"{bt} cannot be indexed", e.span)
         self.expr(e.index, scope)
