@@ -23,7 +23,7 @@ from .diagram import phase_graph, render_svg
 from .markdown import anchor, code, fence, md, quoted, table
 from .pipeline import can_create_folder
 from .prose import Item, Prose, cite_text, render_items
-from .results import Result, ResultsIndex, SpecResults, _span, _value_at, simulated_results
+from .results import Result, ResultsIndex, SpecResults, error_at, simulated_results
 from .source import Span, lookup
 from .trace import moves_text
 from .types import BagT, BoolT, Domains, EnumT, MapT, PileT, PlayerT, format_value
@@ -218,7 +218,7 @@ def check_results(specs: list[ir.Spec], results: ResultsIndex) -> None:
             theirs = [e.game + (f"/{e.edition}" if e.edition else "") + (f" ({e.spec})" if e.spec else "")
                       for e in entries]
             ours = [f"{s.label} ({s.path})" for s in specs]
-            raise _results_error(
+            raise error_at(
                 path, text, "specs[0].game",
                 f"{path}: the results are for {_listed(theirs)}, not for "
                 f"{'the spec' if len(specs) == 1 else 'any of the specs'} documented: {_listed(ours)}",
@@ -232,7 +232,7 @@ def check_results(specs: list[ir.Spec], results: ResultsIndex) -> None:
                 w = f"specs[{i}].results[{j}]"
                 if r.name not in names and not _GAP.fullmatch(r.name):
                     props = [p.name for p in s.properties]
-                    raise _results_error(
+                    raise error_at(
                         path, text, f"{w}.property",
                         f"{path}: {w}: {json.dumps(r.name)} is not a property of {s.label} ({s.path})",
                         did_you_mean(r.name, names) or
@@ -241,7 +241,7 @@ def check_results(specs: list[ir.Spec], results: ResultsIndex) -> None:
                 if not s.min_players <= r.players <= s.max_players:
                     count = str(s.min_players) if s.min_players == s.max_players else \
                         f"{s.min_players}–{s.max_players}"
-                    raise _results_error(
+                    raise error_at(
                         path, text, f"{w}.players",
                         f"{path}: {w}: {r.players} players, but {s.label} ({s.path}) is for {count} players",
                         "are these the results of another version of the spec? run `rulespec verify --json` again")
@@ -249,12 +249,6 @@ def check_results(specs: list[ir.Spec], results: ResultsIndex) -> None:
 
 def _listed(items: list[str], limit: int = 3) -> str:
     return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
-
-
-def _results_error(path: str, text: str, at: str, message: str, hint: str) -> UserError:
-    """E009 with the line of the value at `at` (a JSON path) in the results file and a caret under it."""
-    found = _value_at(text, at) if text else None
-    return UserError(error("E009", message, _span(path, text, *found) if found is not None else None, hint=hint))
 
 
 # ---- what the pages are made from -------------------------------------------------------------

@@ -93,6 +93,13 @@ def _bad(path: str, where: str, message: str, text: str = "", at: str = "") -> U
                            hint=HINT))
 
 
+def error_at(path: str, text: str, at: str, message: str, hint: str) -> UserError:
+    """E009 with its message as given, the line of the value at `at` (a JSON path) in the results
+    file and a caret under it (docs' check that the results fit the specs documented)."""
+    found = _value_at(text, at) if text else None
+    return UserError(error("E009", message, _span(path, text, *found) if found is not None else None, hint=hint))
+
+
 _STEP = re.compile(r"\.?([A-Za-z_]+)|\[(\d+)\]")
 
 
