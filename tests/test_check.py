@@ -282,3 +282,10 @@ def test_an_empty_list_has_nothing_to_index(stmt, col):
     # zone was an internal error (AttributeError in lower), and verify's size() of it another (z3)
     text = 'game g "G"\nplayers 2..2 cite "P" "p"\nvar x: 0..3\ninit cite "P" "p" { ' + stmt + " }\n"
     assert _errors(text) == [("E207", 4, col, "an empty list has no element at any position")]
+
+
+def test_a_pile_refilled_from_itself_is_refused():
+    # it was accepted (left by the fuzzing's fixes): a pile is refilled when it is empty, so from
+    # itself nothing would ever come
+    text = HEAD + "enum C { red }\nzone s: pile of C refill from s\n"
+    assert _errors(text) == [("E210", 5, 19, "'s' cannot be refilled from itself")]

@@ -583,7 +583,10 @@ class Checker:
                          hint="declare the zone as `pile of ...`")
             if isinstance(c, ast.Refill):
                 src = self.m.values.get(c.source)
-                if src is None or src.kind != "zone":
+                if c.source == d.name:  # (it is empty when it is refilled: nothing would come)
+                    self.err("E210", f"'{d.name}' cannot be refilled from itself", c.span,
+                             hint="refill a draw pile from another zone, e.g. its discard pile")
+                elif src is None or src.kind != "zone":
                     msg = f"unknown zone '{c.source}'" if src is None else \
                         f"'{c.source}' is {_kind_phrase(src.kind)}, not a zone"
                     self.err("E204", msg, c.span,
