@@ -584,9 +584,15 @@ def _check_markdown_target(path: str) -> None:
     if not os.access(folder, os.W_OK | os.X_OK):
         raise UserError(error("E008", f"cannot write '{path}': the folder '{folder}' is not writable",
                               hint="choose a folder you can write in"))
+    _takes_files(folder, path)
+
+
+def _takes_files(folder: str, path: str) -> None:
+    """E008 before the work where the folder of `path` takes no file, whatever its permissions
+    say (Linux's /proc): a temporary file is made there and removed."""
     import tempfile
-    try:  # (a folder that takes no files, whatever its permissions say: the page's temporary file tried)
-        fd, probe = tempfile.mkstemp(prefix=".rulespec-diff-", suffix=".md", dir=folder)
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".rulespec-", dir=folder)
         os.close(fd)
         os.remove(probe)
     except OSError as exc:
@@ -696,13 +702,7 @@ def cmd_play(args) -> int:
         if not os.access(folder, os.W_OK):
             raise UserError(error("E008", f"cannot write '{args.save_trace}': the folder '{folder}' is not writable",
                                   hint="choose a folder you can write in"))
-        try:  # (a folder that takes no files, whatever its permissions say: made and removed)
-            with open(args.save_trace, "x"):
-                pass
-            os.remove(args.save_trace)
-        except OSError as exc:
-            raise UserError(error("E008", f"cannot write '{args.save_trace}': {exc.strerror or exc}",
-                                  hint="choose a folder you can write in")) from None
+        _takes_files(folder, args.save_trace)
     return play(spec, n, args.seed, sys.stdin, sys.stdout, args.save_trace)
 
 

@@ -85,7 +85,7 @@ class Diagnostic:
             out.append(f"  in: {self.context}")
         # what the user wrote (a name, a file name, a move typed) is quoted in them: its control
         # characters shown, not sent to the terminal (the JSON form escapes them)
-        return "\n".join(visible(line, keep="\t") for line in "\n".join(out).split("\n"))
+        return visible("\n".join(out), keep="\t\n")
 
     def to_json(self) -> dict:
         return {"code": self.code, "severity": self.severity, "message": self.message,

@@ -15,7 +15,7 @@ from .backends.interpreter import ParamError, Program
 from .backends.runtime import Fault, Gap
 from .diagnostics import UserError, did_you_mean, error
 from .parse import MAX_BYTES, read_text
-from .source import SourceFile, Span, snippet
+from .source import SourceFile, Span, json_steps, snippet
 from .trace import ItfCodec, ItfError, Trace, TraceStep, describe_changes, diff_value, moves_text
 from .types import Domains, format_value
 
@@ -85,8 +85,8 @@ def replay(spec: ir.Spec, path: str) -> ReplayResult:
             base = ("states", i)
         else:  # the move that stopped the game, kept in "#meta"
             base = ("#meta", "outcome", "move")
-        found = _locate(source.text, base + tuple(key))
-        span = _span(source, *found) if found else Span(path, 1, 1, 1, 2)
+        found = json_steps(source.text, base + tuple(key))  # (the deepest step the trace has: its key)
+        span = source.span_within_line(*found[-1][0]) if found else Span(path, 1, 1, 1, 2)
         context = None if i is None else f"trace state {i}" if i < len(states) else 'the trace\'s "#meta".outcome.move'
         raise UserError(error("E007", message, span, hint=hint, context=context))
 
@@ -311,60 +311,3 @@ def _a(value) -> str:
     if isinstance(value, str):
         return f"a string ({json.dumps(value, ensure_ascii=False)})" if len(value) <= 30 else "a string"
     return "a list" if isinstance(value, list) else "an object"
-
-
-def _locate(text: str, path: tuple) -> tuple[int, int] | None:
-    """Where the deepest step of `path` that the JSON document `text` has lies: (start, end) offsets
-    of a key (a str: its quoted name among the members of the object reached so far, the last
-    such member, as json.loads takes it; never a key of a value nested in it), or of the opening
-    character of an element (an int: of the array reached so far). None: not even the first."""
-    decoder = json.JSONDecoder()
-    n = len(text)
-
-    def skip(i: int) -> int:
-        while i < n and text[i] in " \t\n\r":
-            i += 1
-        return i
-
-    def past(i: int) -> int:  # past a value and the comma after it, if any
-        _value, i = decoder.raw_decode(text, i)
-        i = skip(i)
-        return skip(i + 1) if text[i] == "," else i
-
-    found = None
-    try:
-        i = skip(0)
-        for step in path:
-            if isinstance(step, str):
-                if text[i] != "{":
-                    break
-                j, hit = skip(i + 1), None
-                while text[j] != "}":
-                    name, end = decoder.raw_decode(text, j)
-                    k = skip(skip(end) + 1)  # past the colon
-                    if name == step:
-                        hit = (j, end, k)
-                    j = past(k)
-                if hit is None:
-                    break
-                found, i = hit[:2], hit[2]
-            else:
-                if text[i] != "[":
-                    break
-                j = skip(i + 1)
-                for _k in range(step):
-                    if text[j] == "]":
-                        break
-                    j = past(j)
-                if text[j] == "]":
-                    break
-                found, i = (j, j + 1), j
-    except (ValueError, IndexError, RecursionError):
-        pass
-    return found
-
-
-def _span(source: SourceFile, start: int, end: int) -> Span:
-    """The span of source.text[start:end], cut at the end of its first line."""
-    stop = source.text.find("\n", start)
-    return source.span_at(start, (min(end, stop) if stop >= 0 else end) - start)

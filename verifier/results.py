@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .diagnostics import UserError, error
 from .parse import read_text
-from .source import SourceFile, Span
+from .source import SourceFile, Span, json_steps
 
 HINT = "--results takes the output of `rulespec verify SPEC --json`"
 STATUSES = ("proved", "bounded", "tested", "violated", "unknown", "reachable", "unreachable")
@@ -107,55 +107,14 @@ def _value_at(text: str, where: str) -> tuple[int, int] | None:
     """The offsets (start, end) in text, a JSON document json.loads read, of the value at the path
     `where` (keys and [indices], as in specs[0].results[3].status); None where it has none. A key
     given twice is its last value, as json.loads takes it."""
-    decoder = json.JSONDecoder()
-
-    def skip(i: int, *marks: str) -> int:  # past whitespace, then past one of marks if it is there
-        while text[i] in " \t\n\r":
-            i += 1
-        if marks and text[i] in marks:
-            i += 1
-            while text[i] in " \t\n\r":
-                i += 1
-        return i
-    try:
-        i = skip(0)
-        for m in _STEP.finditer(where):
-            key, index = m.group(1), m.group(2)
-            if key is not None:
-                if text[i] != "{":
-                    return None
-                i, found = skip(i + 1), None
-                while text[i] != "}":
-                    name, i = decoder.raw_decode(text, i)
-                    i = skip(i, ":")
-                    if name == key:
-                        found = i
-                    _value, i = decoder.raw_decode(text, i)
-                    i = skip(i, ",")
-                if found is None:
-                    return None
-                i = found
-            else:
-                if text[i] != "[":
-                    return None
-                i = skip(i + 1)
-                for _k in range(int(index)):
-                    if text[i] == "]":
-                        return None
-                    _value, i = decoder.raw_decode(text, i)
-                    i = skip(i, ",")
-                if text[i] == "]":
-                    return None
-        _value, end = decoder.raw_decode(text, i)
-        return i, end
-    except (ValueError, IndexError, RecursionError):
-        return None
+    steps = [m.group(1) if m.group(1) is not None else int(m.group(2)) for m in _STEP.finditer(where)]
+    found = json_steps(text, steps)
+    return found[-1][1] if steps and len(found) == len(steps) else None
 
 
 def _span(path: str, text: str, start: int, end: int) -> Span:
     """The span of text[start:end], cut at the end of its first line."""
-    stop = text.find("\n", start)
-    return SourceFile(path, text).span_at(start, (min(end, stop) if stop >= 0 else end) - start)
+    return SourceFile(path, text).span_within_line(start, end)
 
 
 def _trace(path: str, where: str, t, text: str) -> dict | None:

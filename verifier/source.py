@@ -44,6 +44,66 @@ class SourceFile:
         col = offset - start + 1
         return Span(self.path, line, col, line, col + max(length, 1))
 
+    def span_within_line(self, start: int, end: int) -> Span:
+        """The span of text[start:end], cut at the end of its first line."""
+        stop = self.text.find("\n", start)
+        return self.span_at(start, (min(end, stop) if stop >= 0 else end) - start)
+
+
+def json_steps(text: str, steps) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """Walk the JSON document `text` (one json.loads read) along `steps`: a str is a key of the
+    object reached so far (its last member of that name, as json.loads takes it; never a key of a
+    value nested in it), an int an index of the array reached so far. For each step the document
+    has, in order: ((start, end) of the key, or of the element's first character; (start, end) of
+    its value). The walk stops at the first step the document lacks."""
+    import json
+
+    decoder = json.JSONDecoder()
+    n = len(text)
+
+    def skip(i: int, mark: str = "") -> int:  # past whitespace, then past the mark if it is there
+        while i < n and text[i] in " \t\n\r":
+            i += 1
+        if mark and i < n and text[i] == mark:
+            i = skip(i + 1)
+        return i
+
+    found: list = []
+    try:
+        i = skip(0)
+        for step in steps:
+            if isinstance(step, str):
+                if text[i] != "{":
+                    break
+                j, hit = skip(i + 1), None
+                while text[j] != "}":
+                    name, end = decoder.raw_decode(text, j)
+                    k = skip(end, ":")
+                    if name == step:
+                        hit = ((j, end), k)
+                    _value, j = decoder.raw_decode(text, k)
+                    j = skip(j, ",")
+                if hit is None:
+                    break
+                key, i = hit
+            else:
+                if text[i] != "[":
+                    break
+                j = skip(i + 1)
+                for _k in range(step):
+                    if text[j] == "]":
+                        break
+                    _value, j = decoder.raw_decode(text, j)
+                    j = skip(j, ",")
+                if text[j] == "]":
+                    break
+                key, i = (j, j + 1), j
+            _value, end = decoder.raw_decode(text, i)
+            found.append((key, (i, end)))
+    except (ValueError, IndexError, RecursionError):
+        pass
+    return found
+
 
 _REGISTRY: dict[str, SourceFile] = {}
 
