@@ -200,6 +200,10 @@ def _meta_trace(tmp_path, edit, name="m.itf.json"):
      None),
     (lambda m: m.update(players=9), '"players": 9', "the trace is for 9 players",
      "pass the spec the trace was written for"),
+    # a seed that was no string was converted with str(): 5 replayed the game of "5"
+    (lambda m: m.update(seed=5), '"seed": 5', '"#meta" has "seed": a number (5), not a string',
+     '"seed" is the text the game was started from, as rulespec writes it: "5", not 5'),
+    (lambda m: m.update(seed=None), '"seed": null', '"#meta" has "seed": null, not a string', None),
 ])
 def test_replay_rejects_a_malformed_meta_at_its_key(tmp_path, edit, key, message, hint):
     path = _meta_trace(tmp_path, lambda itf: edit(itf["#meta"]))
@@ -284,3 +288,72 @@ def test_replay_points_at_the_key_of_a_state_that_is_wrong(tmp_path):
         r = run_cli("replay", str(TRICKS), str(path))
         assert r.code == 2 and _where(path, _state_key(path, 3, key, nth)) + message in r.err, (key, r.err)
         assert "^" * (len(key) + 2) in r.err and "in: trace state 3" in r.err, r.err
+
+
+def test_replay_compares_the_outcome_a_trace_tells_with_its_own(tmp_path):
+    # the "#meta" outcome was only checked where a move stopped the game: a trace whose game ended
+    # replayed with exit 0 whatever its outcome said
+    _spec, _prog, trace = _game_trace(TRICKS, 3, steps=500)  # (it ends, and breaks an invariant expected to fail)
+    assert trace.outcome["kind"] == "violation" and trace.outcome["property"] == "scores_never_negative"
+    path = _save(tmp_path, trace)
+    r = run_cli("replay", str(TRICKS), str(path))
+    assert r.code == 0 and "the game ended (game_over)" in r.out, r
+    cases = [
+        ({"kind": "open"}, "says the game goes on, but replayed here it ended (game_over)"),
+        ({"kind": "end", "end": "other_end"}, "says the game ended (other_end), but replayed here it ended (game_over)"),
+        ({"kind": "deadlock"}, "says the game has no move left (a deadlock), but replayed here it ended"),
+        ({"kind": "violation", "property": "hands_even", "message": "x"},
+         "says the game breaks hands_even, but replayed here it breaks only scores_never_negative"),
+        ({"kind": "fault", "message": "x"}, "says the game stops at a run-time error, but replayed here it ended"),
+    ]
+    for told, message in cases:
+        itf = trace.to_itf()
+        itf["#meta"]["outcome"] = told
+        path.write_text(dump_itf(itf))
+        r = run_cli("replay", str(TRICKS), str(path))
+        assert r.code == 2 and _where(path, path.read_text().index('"outcome"')) + "the trace's \"#meta\" " + message \
+            in r.err, (told, r.err)
+        assert "hint: the trace was written for other rules or another seed, or was edited" in r.err, r.err
+    # a trace cut short keeps the outcome of its whole game: it no longer fits
+    itf = trace.to_itf()
+    itf["#meta"]["outcome"] = {"kind": "end", "end": "game_over"}  # (what it tells of the game is not wrong)
+    path.write_text(dump_itf(itf))
+    assert run_cli("replay", str(TRICKS), str(path)).code == 0
+    del itf["states"][-3:]
+    path.write_text(dump_itf(itf))
+    r = run_cli("replay", str(TRICKS), str(path))
+    assert r.code == 2 and "says the game ended (game_over), but replayed here it goes on" in r.err, r.err
+    # without an outcome, the cut trace replays: it goes on
+    del itf["#meta"]["outcome"]
+    path.write_text(dump_itf(itf))
+    r = run_cli("replay", str(TRICKS), str(path))
+    assert r.code == 0 and "the game goes on" in r.out, r
+
+
+def test_a_trace_whose_game_faults_after_its_last_move_replays_to_that_fault(tmp_path):
+    # listing the moves after the second move divides by zero: simulate saved the game with the
+    # outcome fault and no stopping move, and replay crashed on it (an internal error, exit 3)
+    spec = tmp_path / "f.rules"
+    spec.write_text('game g\nplayers 2..2 cite "S" "two"\nvar x: 0..9\ninit cite "S" "setup" { x := 0 }\n'
+                    '/// a.\naction a(p: Player) by p cite "A" "a" when x < 5 and 10 / (2 - x) > 0 { x := x + 1 }\n')
+    r = run_cli("simulate", str(spec), "--games", "1", "--save-traces", str(tmp_path / "tr"))
+    assert r.code == 1, r
+    (saved,) = (tmp_path / "tr").iterdir()
+    itf = json.loads(saved.read_text())
+    assert itf["#meta"]["outcome"] == {"kind": "fault", "message": "division by zero"} and len(itf["states"]) == 3
+    r = run_cli("replay", str(spec), str(saved))
+    assert r.code == 1 and "replayed 2 moves: run-time error of the spec after move 2: division by zero" in r.out, r
+    r = run_cli("replay", str(spec), str(saved), "--json")
+    assert r.code == 1 and json.loads(r.out)["outcome"]["where"].endswith("f.rules:6:54"), r
+    # a move after it: the guard of the move faults, where the game stopped
+    more = dict(itf["states"][-1], x={"#bigint": "3"})
+    itf["states"].append(more)
+    del itf["#meta"]["outcome"]
+    saved.write_text(dump_itf(itf))
+    r = run_cli("replay", str(spec), str(saved))
+    assert r.code == 1 and "replayed 2 moves: run-time error of the spec after move 2: division by zero" in r.out, r
+    # an outcome that says otherwise does not fit
+    itf["#meta"]["outcome"] = {"kind": "open"}
+    saved.write_text(dump_itf(itf))
+    r = run_cli("replay", str(spec), str(saved))
+    assert r.code == 2 and "says the game goes on, but replayed here it stops at a run-time error" in r.err, r

@@ -34,7 +34,7 @@ class ReplayResult:
             "end": f"replayed {moves_text(n)}: every move legal; the game ended ({o.get('end')})",
             "open": f"replayed {moves_text(n)}: every move legal; the game goes on",
             "gap": f"replayed {moves_text(n)}: the last reaches an undecided point: {o.get('reason')}",
-            "fault": f"replayed {moves_text(n)}: run-time error of the spec at move {o.get('step')}: {o.get('message')}",
+            "fault": f"replayed {moves_text(n)}: run-time error of the spec {_at(o)}: {o.get('message')}",
             "deadlock": f"replayed {moves_text(n)}: every move legal, but no move is left and the game has not ended (deadlock)",
         }[kind]
         for v in o.get("violations", []):
@@ -44,6 +44,14 @@ class ReplayResult:
 
     def to_json(self) -> dict:
         return {"ok": not self.problem, "outcome": self.outcome, "trace": self.trace.to_json()}
+
+
+def _at(o: dict) -> str:
+    """Where a replay's run-time error came: `at move 3`, `after move 3` (evaluating the end
+    conditions or listing the moves after it), `after the setup`."""
+    if not o.get("after"):
+        return f"at move {o.get('step')}"
+    return f"after move {o['step']}" if o.get("step") else "after the setup"
 
 
 def _read(path: str) -> tuple[SourceFile, dict]:
@@ -111,7 +119,11 @@ def replay(spec: ir.Spec, path: str) -> ReplayResult:
     if isinstance(meta.get("edition"), str) and spec.edition and meta["edition"] != spec.edition:
         bad(f"the trace is of the edition {meta['edition']}, not {spec.edition}", None,
             hint="pass the spec the trace was written for", key=("#meta", "edition"))
-    seed = str(meta.get("seed", "0"))
+    if "seed" in meta and not isinstance(meta["seed"], str):  # (it was converted: 5 and "5" start one game)
+        bad(f'the trace\'s "#meta" has "seed": {_a(meta["seed"])}, not a string', None,
+            hint='"seed" is the text the game was started from, as rulespec writes it: "5", not 5',
+            key=("#meta", "seed"))
+    seed = meta.get("seed", "0")
     program = Program(spec, players)
     dom = Domains(players)
     codec = ItfCodec(dom)
@@ -171,10 +183,14 @@ def replay(spec: ir.Spec, path: str) -> ReplayResult:
                 hint="the trace was written for other rules or another seed", key=("states",))
         if isinstance(exc, Gap):
             u = spec.undecided[exc.id]
+            outcome = {"kind": "gap", "step": 0, "reason": u.reason, "violations": []}
+            _as_told(told, outcome, bad)
             empty = Trace(spec, players, seed, params or [], [], [], {"kind": "gap", "reason": u.reason})
-            return ReplayResult(empty, {"kind": "gap", "step": 0, "reason": u.reason, "violations": []}, False)
+            return ReplayResult(empty, outcome, False)
+        outcome = {"kind": "fault", "step": 0, "message": exc.message, "violations": []}
+        _as_told(told, outcome, bad)
         empty = Trace(spec, players, seed, params or [], [], [], {"kind": "fault"})
-        return ReplayResult(empty, {"kind": "fault", "step": 0, "message": exc.message, "violations": []}, True)
+        return ReplayResult(empty, outcome, True)
     if not states:
         bad("the trace has no states (a game whose setup stopped), but the setup plays through here", None,
             hint="pass a trace written by `rulespec simulate --save-traces` or `play --save-trace` for this spec",
@@ -227,10 +243,15 @@ def replay(spec: ir.Spec, path: str) -> ReplayResult:
                 bad(exc.message, i, key=("mbt::nondetPicks", pname))
         move = (index, tuple(args))
         label = program.move_label(move)
-        if game.ended() is not None:
-            bad(f"state {i}: {label} comes after the end of the game ({game.ended().name})", i,
+        try:  # (the end conditions and the move's guard, evaluated: the game the trace shows did)
+            end = game.ended()
+            failing = game.failing_conjunct(move) if end is None else -1
+        except Fault as exc:
+            outcome = _after(program, exc, i - 1)
+            break
+        if end is not None:
+            bad(f"state {i}: {label} comes after the end of the game ({end.name})", i,
                 hint="the trace stops being legal here", key=taken)
-        failing = game.failing_conjunct(move)
         if failing >= 0:
             cond = action.guard[failing]
             bad(f"state {i}: {label} is not legal: `{snippet(cond.span)}` is false", i,
@@ -262,14 +283,55 @@ def replay(spec: ir.Spec, path: str) -> ReplayResult:
                 violations.append({"step": i, "property": v.prop.name, "message": v.message,
                                    "expected": v.prop.expect_violated})
     if outcome["kind"] == "open":
-        if game.ended() is not None:
-            outcome = {"kind": "end", "end": game.ended().name}
-        elif not game.legal_moves():
-            outcome = {"kind": "deadlock"}
+        try:
+            end = game.ended()
+            if end is not None:
+                outcome = {"kind": "end", "end": end.name}
+            elif not game.legal_moves():
+                outcome = {"kind": "deadlock"}
+        except Fault as exc:
+            outcome = _after(program, exc, len(steps))
     outcome["violations"] = violations
+    _as_told(told, outcome, bad)
     trace = Trace(spec, players, seed, game.params, steps, snapshots, outcome)
     problem = outcome["kind"] in ("fault", "deadlock") or any(not v["expected"] for v in violations)
     return ReplayResult(trace, outcome, problem)
+
+
+def _after(program: Program, exc: Fault, i: int) -> dict:
+    """The outcome of a run-time error after move i (0: after the setup), in the end conditions or
+    in listing the legal moves: the game the trace shows stopped there too (simulate, play)."""
+    return {"kind": "fault", "step": i, "after": True, "message": exc.message, "where": str(program.span(exc.span_id))}
+
+
+def _told(o: dict) -> str:
+    """What an outcome says of the game, for a message: `ended (game_over)`, `goes on`."""
+    kind = o.get("kind")
+    return {"end": f"ended ({o.get('end')})" if isinstance(o.get("end"), str) else "ended", "open": "goes on",
+            "deadlock": "has no move left (a deadlock)",
+            "violation": f"breaks {o.get('property')}" if isinstance(o.get("property"), str) else "breaks a property",
+            "gap": "stops at an undecided point", "fault": "stops at a run-time error"}[kind]
+
+
+def _as_told(told: dict | None, outcome: dict, bad) -> None:
+    """E007 where the trace's "#meta" outcome is not what the replay gives: the game it ended (and
+    at which end), went on, had no move left, stopped, or broke the property it names. (A trace's
+    outcome is a violation where the game broke a property, whatever came after, unless it stopped:
+    simulate's record_trace.)"""
+    if told is None:
+        return
+    kind, real = told.get("kind"), outcome["kind"]
+    broken = {v["property"] for v in outcome.get("violations", [])}
+    if kind == "violation":
+        fits = real not in ("gap", "fault") and (told.get("property") in broken or not isinstance(told.get("property"), str))
+        shown = ("breaks no property" if not broken else f"breaks only {', '.join(sorted(broken))}") \
+            if real not in ("gap", "fault") else _told(outcome)
+    else:
+        fits = kind == real and not (kind == "end" and isinstance(told.get("end"), str) and told["end"] != outcome.get("end"))
+        shown = _told(outcome)
+    if not fits:
+        bad(f'the trace\'s "#meta" says the game {_told(told)}, but replayed here it {shown}', None,
+            hint="the trace was written for other rules or another seed, or was edited", key=("#meta", "outcome"))
 
 
 def _compare(spec: ir.Spec, codec: ItfCodec, recorded: dict, state: list, i: int, bad) -> None:
