@@ -276,6 +276,21 @@ def test_types_with_too_many_values_to_list():
                           "param n: 0..1000000000\n") == []
 
 
+def test_a_range_as_wide_as_the_player_count_makes_it_is_limited_too():
+    # `0..players * 100000000` passed the checker: simulate took 51 s a game, and verify, which goes
+    # through every number, used 21 GB before it was stopped
+    head = 'game g "G"\nplayers 2..3 cite "P" "p"\nconst k = 3334\nvar x: 0..9\ninit cite "P" "p" { x := 0 }\n'
+    action = '/// a.\naction a(p: Player) by p cite "P" "p" when all(i in {}: i >= 0) {{ skip }}\n'
+    assert _errors(head + action.format("0..players * k")) == \
+        [("E205", 7, 53, "ranging over 0..10002 (with 3 players) goes through each of its values: 10,003 values, "
+                         "more than the limit of 10,000")]
+    # the widest range may come with the fewest players; within the limit with every count, it is fine
+    assert _errors(head + action.format("0..20002 / players")) == \
+        [("E205", 7, 53, "ranging over 0..10001 (with 2 players) goes through each of its values: 10,002 values, "
+                         "more than the limit of 10,000")]
+    assert _errors(head + action.format("1..players * 3333")) == []
+
+
 @pytest.mark.parametrize("stmt, col", [("shuffle [][0]", 29), ("x := size([][0])", 31), ("x := [][0]", 26)])
 def test_an_empty_list_has_nothing_to_index(stmt, col):
     # found by mutation fuzzing: `[][0]` had no type and no diagnostic, so that lowering it as a

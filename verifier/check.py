@@ -335,6 +335,12 @@ class Checker:
                       "index by fewer values, or narrow the ranges")
         return True
 
+    def _player_counts(self) -> range:
+        """The player counts of the spec (64 at most), or the largest alone where its range is not valid."""
+        if self._players_valid():
+            return range(self.m.players.lo, self.m.players.hi + 1)
+        return range(64, 65)
+
     def _most_players(self) -> int:
         return self.m.players.hi if self._players_valid() else 64
 
@@ -1316,11 +1322,17 @@ class Checker:
                 return None
             return t.type
         if isinstance(t, RangeT):
-            if isinstance(e, ast.RangeLit):  # fixed bounds: the prover goes through every number
-                lo, hi = self._fixed_int(e.lo, frozenset()), self._fixed_int(e.hi, frozenset())
-                if lo is not None and hi is not None and lo <= hi and self.too_many(
-                        IntT(lo, hi), e.span, f"ranging over {lo}..{hi} goes through each of its values"):
-                    return None
+            if isinstance(e, ast.RangeLit):  # bounds fixed once the player count is: the prover goes
+                # through every number (with the count that makes the range widest)
+                for n in self._player_counts():
+                    lo, hi = (fixed_int(self.spec.decls, b, frozenset(), n) for b in (e.lo, e.hi))
+                    if lo is None or hi is None or lo > hi:
+                        continue
+                    with_n = "" if all(not isinstance(x, ast.PlayersLit) for x in ast.walk(e)) \
+                        else f" (with {n} players)"
+                    if self.too_many(IntT(lo, hi), e.span,
+                                     f"ranging over {lo}..{hi}{with_n} goes through each of its values"):
+                        return None
             return INT
         if isinstance(t, (BagT, PileT, SetT, OrderT, ListT)):
             return t.elem
@@ -1459,22 +1471,25 @@ class Checker:
                 self.diags.append(warning("W402", f"{sym.kind} '{name}' is never used", sym.span))
 
 
-def fixed_int(decls, e, seen: frozenset = frozenset()) -> int | None:
-    """The value of a number fixed before the game (literals, arithmetic, constants of those), or None."""
+def fixed_int(decls, e, seen: frozenset = frozenset(), players: int | None = None) -> int | None:
+    """The value of a number fixed before the game (literals, arithmetic, constants of those), or None;
+    with `players`, of one fixed once the player count is (`players` taken as that count)."""
     if isinstance(e, ast.IntLit):
         return e.value
+    if isinstance(e, ast.PlayersLit) and players is not None:
+        return players
     if isinstance(e, ast.Unary) and e.op == "-":
-        v = fixed_int(decls, e.expr, seen)
+        v = fixed_int(decls, e.expr, seen, players)
         return None if v is None else -v
     if isinstance(e, ast.Binary) and e.op in "+-*/%":
-        a, b = fixed_int(decls, e.left, seen), fixed_int(decls, e.right, seen)
+        a, b = fixed_int(decls, e.left, seen, players), fixed_int(decls, e.right, seen, players)
         if a is None or b is None or (e.op in "/%" and b == 0):
             return None
         return {"+": a + b, "-": a - b, "*": a * b, "/": a // b if b else 0, "%": a % b if b else 0}[e.op]
     if isinstance(e, ast.Name) and e.id not in seen:
         d = next((d for d in decls if isinstance(d, ast.ConstDecl) and d.name == e.id), None)
         if d is not None:
-            return fixed_int(decls, d.expr, seen | {e.id})
+            return fixed_int(decls, d.expr, seen | {e.id}, players)
     return None
 
 
