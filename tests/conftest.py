@@ -140,3 +140,16 @@ invariant conserved cite "Chips" "six chips": all(c in Chip: total(c) == 1)
 /// The game ends.
 terminates ends cite "End" "the game ends": while not done decreases size(stock) * 10 + sum(p in Player: size(hand[p])), 1
 """
+
+
+def simulated_trace(tmp_path, init: str, action: str, when: str = "true"):
+    """A one-variable, two-player spec (x: 0..9, set up by `init`, one action `a(p)` whose guard is
+    `when` and body `action`) and the trace of one simulated game of it, saved by simulate:
+    (spec path, trace path). Its games end in a run-time error or a deadlock: simulate exits 1."""
+    spec = tmp_path / "t.rules"
+    spec.write_text('game g\nplayers 2..2 cite "S" "two"\nvar x: 0..9\ninit cite "S" "setup" { ' + init + ' }\n'
+                    '/// a.\naction a(p: Player) by p cite "A" "a" when ' + when + ' { ' + action + ' }\n')
+    r = run_cli("simulate", str(spec), "--games", "1", "--save-traces", str(tmp_path / "tr"))
+    assert r.code == 1, r
+    (saved,) = (tmp_path / "tr").iterdir()
+    return spec, saved

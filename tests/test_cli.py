@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from conftest import EXAMPLES, FAULTY_CONST, ROOT, run_cli
+from conftest import EXAMPLES, FAULTY_CONST, ROOT, run_cli, simulated_trace
 
 TRICKS = str(next(p for p in EXAMPLES if p.name == "little_tricks.rules"))
 
@@ -320,12 +320,7 @@ def test_bad_input_found_by_fuzzing(tmp_path):
 
 def test_a_saved_trace_of_a_run_time_error_replays_the_move_that_faults(tmp_path):
     # the ITF file held the states before the faulting move only: replay said "every move legal"
-    spec = tmp_path / "t.rules"
-    spec.write_text('game g\nplayers 2..2 cite "S" "two"\nvar x: 0..9\ninit cite "S" "setup" { x := 1 }\n'
-                    '/// a.\naction a(p: Player) by p cite "A" "a" when x == 1 { x := x / (x - x) }\n')
-    r = run_cli("simulate", str(spec), "--games", "1", "--save-traces", str(tmp_path / "tr"))
-    assert r.code == 1, r
-    (saved,) = (tmp_path / "tr").iterdir()
+    spec, saved = simulated_trace(tmp_path, "x := 1", "x := x / (x - x)", when="x == 1")
     r = run_cli("replay", str(spec), str(saved))
     assert r.code == 1 and "replayed 1 move: run-time error of the spec at move 1: division by zero" in r.out, r
     # against rules where that move plays through, the trace does not fit

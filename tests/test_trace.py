@@ -13,7 +13,7 @@ from verifier.simulate import record_trace
 from verifier.trace import ItfCodec, dump_itf, state_offsets
 from verifier.types import Domains
 
-from conftest import EXAMPLES, run_cli
+from conftest import EXAMPLES, run_cli, simulated_trace
 
 TRICKS = next(p for p in EXAMPLES if p.name == "little_tricks.rules")
 
@@ -228,12 +228,7 @@ def test_replay_rejects_a_meta_that_is_not_an_object(tmp_path):
 def test_replay_checks_the_params_and_edition_of_a_spec_without_them(tmp_path):
     # a spec with no parameters and no edition (whose games end in a deadlock, exit 1): a trace's
     # parameter is refused, its edition not
-    spec = tmp_path / "t.rules"
-    spec.write_text('game g\nplayers 2..2 cite "S" "two"\nvar x: 0..9\ninit cite "S" "setup" { x := 1 }\n'
-                    '/// a.\naction a(p: Player) by p cite "A" "a" when x == 1 { x := 2 }\n')
-    r = run_cli("simulate", str(spec), "--games", "1", "--save-traces", str(tmp_path / "tr"))
-    assert r.code == 1, r
-    (saved,) = (tmp_path / "tr").iterdir()
+    spec, saved = simulated_trace(tmp_path, "x := 1", "x := 2", when="x == 1")
     itf = json.loads(saved.read_text())
     assert itf["#meta"]["params"] == {} and itf["#meta"]["edition"] is None
     assert "deadlock" in run_cli("replay", str(spec), str(saved)).out
@@ -333,18 +328,13 @@ def test_replay_compares_the_outcome_a_trace_tells_with_its_own(tmp_path):
 def test_a_trace_whose_game_faults_after_its_last_move_replays_to_that_fault(tmp_path):
     # listing the moves after the second move divides by zero: simulate saved the game with the
     # outcome fault and no stopping move, and replay crashed on it (an internal error, exit 3)
-    spec = tmp_path / "f.rules"
-    spec.write_text('game g\nplayers 2..2 cite "S" "two"\nvar x: 0..9\ninit cite "S" "setup" { x := 0 }\n'
-                    '/// a.\naction a(p: Player) by p cite "A" "a" when x < 5 and 10 / (2 - x) > 0 { x := x + 1 }\n')
-    r = run_cli("simulate", str(spec), "--games", "1", "--save-traces", str(tmp_path / "tr"))
-    assert r.code == 1, r
-    (saved,) = (tmp_path / "tr").iterdir()
+    spec, saved = simulated_trace(tmp_path, "x := 0", "x := x + 1", when="x < 5 and 10 / (2 - x) > 0")
     itf = json.loads(saved.read_text())
     assert itf["#meta"]["outcome"] == {"kind": "fault", "message": "division by zero"} and len(itf["states"]) == 3
     r = run_cli("replay", str(spec), str(saved))
     assert r.code == 1 and "replayed 2 moves: run-time error of the spec after move 2: division by zero" in r.out, r
     r = run_cli("replay", str(spec), str(saved), "--json")
-    assert r.code == 1 and json.loads(r.out)["outcome"]["where"].endswith("f.rules:6:54"), r
+    assert r.code == 1 and json.loads(r.out)["outcome"]["where"].endswith("t.rules:6:54"), r
     # a move after it: the guard of the move faults, where the game stopped
     more = dict(itf["states"][-1], x={"#bigint": "3"})
     itf["states"].append(more)
