@@ -47,6 +47,7 @@ nothing (the caller reports `bounded`, never `unreachable`).
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import itertools
 import marshal
@@ -121,13 +122,48 @@ def free_locals(e: ir.Expr, names: set[str]) -> bool:
     return any(isinstance(x, ir.Local) and x.name in names for x in _walk(e))
 
 
-def _compile(program: Program, e: ir.Expr, env=(), source=None):
-    """A function (S, P, *locals) -> the expression's value (or the Python source's)."""
+def _compile(program: Program, e: ir.Expr, env=(), source=None, wrap: str = "{}"):
+    """A function (S, P, *locals) -> the expression's value (or the Python source's, or a callable's
+    that writes it: called while the function is generated); `wrap`, a format string, puts the
+    value's source into a larger expression (a distance computed within the generated function,
+    not by calls around it)."""
     from .backends.pycode import _py
 
     gen = program.gen
     params = "S, P" + "".join(", " + _py(n) for n in env)
-    return gen._compile_one(params, lambda: gen.emit(f"return {source or gen.ex(e)}", 1), pure=True)
+
+    def body():
+        code = source() if callable(source) else source or gen.ex(e)
+        gen.emit(f"return {wrap.format(code)}", 1)
+    return gen._compile_one(params, body, pure=True)
+
+
+def _cmp_name(program: Program, op: str) -> str:
+    """The name of _cmp_fn(op) in the generated code's namespace (put there at the first ask)."""
+    name = "_xdist_" + {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}[op]
+    program.gen.g.setdefault(name, _cmp_fn(op))
+    return name
+
+
+_MADE: dict = {}
+
+
+def _made(n: int, body: str, /, **free):
+    """A function (S, P, v0, ..., v{n-1}) running `body` (Python statements, `{v}` standing for
+    ", v0, ..., v{n-1}"), the names in `free` its closure's: the distances' combinators take a
+    goal's locals one by one, not as *v (a call spreading *v costs 0.12 us more than one with the
+    arguments written out, and judging a state makes dozens of such calls)."""
+    key = (n, body, tuple(free))
+    make = _MADE.get(key)
+    if make is None:
+        v = "".join(f", v{i}" for i in range(n))
+        lines = body.format(v=v).split("\n")
+        src = (f"def make({', '.join(free)}):\n    def fn(S, P{v}):\n"
+               + "".join(f"        {line}\n" for line in lines) + "    return fn\n")
+        ns: dict = {}
+        exec(compile(src, "<explore combinator>", "exec"), ns)
+        make = _MADE[key] = ns["make"]
+    return make(**free)
 
 
 def distance(program: Program, e: ir.Expr, negated: bool = False, env=(), summed: bool = False):
@@ -150,36 +186,31 @@ def _distance(program: Program, e: ir.Expr, negated: bool, env, summed: bool = F
         left_neg = negated if e.op != "implies" else not negated
         left, ll = _distance(program, e.left, left_neg, env, summed)
         right, rl = _distance(program, e.right, negated, env, summed)
+        n = len(env)
         if (e.op == "and") != negated and summed:
-            def added(S, P, *v):
-                return left(S, P, *v) + right(S, P, *v)
-            return added, ll + rl
+            return _made(n, "return left(S, P{v}) + right(S, P{v})", left=left, right=right), ll + rl
         if (e.op == "and") != negated:  # not (a or b) = not a and not b; not (a -> b) = a and not b
             # the right part is evaluated only where the left one holds: a costly right part
             # costs nothing while the left part fails
-            def both(S, P, *v):
-                d = left(S, P, *v)
-                return rl + d if d else right(S, P, *v)
-            return both, ll + rl
-        return (lambda S, P, *v: min(left(S, P, *v), right(S, P, *v))), max(ll, rl)
+            return _made(n, "d = left(S, P{v})\nreturn rl + d if d else right(S, P{v})",
+                         left=left, right=right, rl=rl), ll + rl
+        return _made(n, "return min(left(S, P{v}), right(S, P{v}))", left=left, right=right), max(ll, rl)
+    # (a comparison, a condition: one generated function computes its distance)
     if isinstance(e, ir.Binary) and e.op in _CMP:
         op = _NEGATE[e.op] if negated else e.op
         counted = _count_distance(program, op, e.left, e.right, env)
         if counted is not None:
             return counted, 1
         if _converted(e):  # a pile against a bag or a list: compared as the interpreter compares them
-            f = _compile(program, e, env)
-            return (lambda S, P, *v: 1.0 if f(S, P, *v) == negated else 0.0), 1
-        lf, rf = _compile(program, e.left, env), _compile(program, e.right, env)
-        cmp = _cmp_fn(op)
-        return (lambda S, P, *v: cmp(lf(S, P, *v), rf(S, P, *v))), 1
+            return _compile(program, e, env, wrap=f"(1.0 if ({{}}) == {negated!r} else 0.0)"), 1
+        gen, cmp = program.gen, _cmp_name(program, op)
+        return _compile(program, None, env, wrap=f"{cmp}({{}})",
+                        source=lambda: f"({gen.ex(e.left)}), ({gen.ex(e.right)})"), 1
     if isinstance(e, ir.Lit) and isinstance(e.value, bool):
-        d = 0.0 if e.value != negated else 1.0
-        return (lambda S, P, *v: d), 1
-    f = _compile(program, e, env)
+        return _made(len(env), "return d", d=0.0 if e.value != negated else 1.0), 1
     if negated:
-        return (lambda S, P, *v: 1.0 if f(S, P, *v) else 0.0), 1
-    return (lambda S, P, *v: 0.0 if f(S, P, *v) else 1.0), 1
+        return _compile(program, e, env, wrap="(1.0 if ({}) else 0.0)"), 1
+    return _compile(program, e, env, wrap="(0.0 if ({}) else 1.0)"), 1
 
 
 def _converted(e: ir.Binary) -> bool:
@@ -205,17 +236,15 @@ def _count_parts(program: Program, e: ir.Expr, env):
         inner = _count_parts(program, d.body, tuple(n for n, _t in d.params))
         if inner is None:
             return None
-        args = [_compile(program, a, env) for a in e.args]
-        return lambda S, P, *v: inner(S, P, *[a(S, P, *v) for a in args])
+        args = {f"a{i}": _compile(program, a, env) for i, a in enumerate(e.args)}
+        return _made(len(env), "return inner(S, P" + "".join(f", {a}(S, P{{v}})" for a in args) + ")",
+                     inner=inner, **args)
     if isinstance(e, ir.Binary) and e.op == "+":
         left, right = _count_parts(program, e.left, env), _count_parts(program, e.right, env)
         if left is None or right is None:
             return None
-
-        def both(S, P, *v):
-            (n, far), (m, far2) = left(S, P, *v), right(S, P, *v)
-            return n + m, far + far2
-        return both
+        return _made(len(env), "(n, far), (m, far2) = left(S, P{v}), right(S, P{v})\nreturn n + m, far + far2",
+                     left=left, right=right)
     if not isinstance(e, ir.Aggregate) or e.kind not in ("count", "sum") or (e.kind == "count" and e.where is None):
         return None
     inner_env = env + (e.var,)
@@ -226,68 +255,90 @@ def _count_parts(program: Program, e: ir.Expr, env):
                 and _best_of_each(e, w.left, w.right):
             # the elements whose value is the best of all the elements' values (the players with
             # the highest sum): each value computed once, the best taken from them
-            # every element's value in one generated comprehension, not a call per element
-            # through a compiled expression (de.rules' costly goal, 5 players: 41.2 -> 36.5 us)
-            from .backends.pycode import _py
-
-            gen = program.gen
-            each = _compile(program, None, env, source=f"[{gen.ex(w.left)} for {_py(e.var)} in "
-                                                       f"{gen.iter_src(e.domain, with_dups=True)}]")
-            op, best = w.op, max if w.right.kind == "max" else min
-            cmp = _cmp_fn(op)
-
-            def count_best(S, P, *v):
-                """(how many are counted, the others' distances, the best value; None: no element)."""
-                values = each(S, P, *v)
-                if not values:
-                    return 0, [], None
-                b = best(values)
-                if op == "==" and type(b) is int:  # _cmp_distance's, without a call per element
-                    far = [d / (d + 1.0) for a in values if (d := abs(a - b))]
-                else:
-                    far = [d for d in map(cmp, values, itertools.repeat(b)) if d]
-                return len(values) - len(far), far, b
-
-            def count(S, P, *v):
-                return count_best(S, P, *v)[:2]
-            count.best = (w.right, count_best)  # for a sum whose filter compares the same best (below)
+            # every element's value in one generated list, not a call per element through a
+            # compiled expression (de.rules' costly goal, 5 players: 41.2 -> 36.5 us)
+            source = _each_source(program, e.var, e.domain, w.left)
+            each = _compile(program, None, env, source=source)
+            best = max if w.right.kind == "max" else min
+            count = _made(len(env), "vs = each(S, P{v})\nif not vs:\n    return 0, []\nfar = []\nb = best(vs)\n"
+                                    + _far_lines(w.op, "") + "return len(vs) - len(far), far",
+                          each=each, best=best, away=_cmp_fn(w.op))
+            # for a sum whose filter compares the same best (below): the values' source, the best of
+            # them, the comparison the others' distances are from
+            count.best = (w.right, source, best, w.op)
             return count
         if isinstance(w, ir.Binary) and w.op in _CMP and not free_locals(w.right, {e.var}):
             each, once, cmp = _compile(program, w.left, inner_env), _compile(program, w.right, env), _cmp_fn(w.op)
-
-            def judge(S, P, v):  # (element -> its distance), the element-free side evaluated once
-                b = once(S, P, *v)
-                return lambda x: cmp(each(S, P, *v, x), b)
+            # (element -> its distance), the element-free side evaluated once
+            judged, free = "cmp(each(S, P{v}, x), b)", dict(each=each, once=once, cmp=cmp)
         else:
-            where = distance(program, w, False, inner_env)
-
-            def judge(S, P, v):
-                return lambda x: where(S, P, *v, x)
-
-        def count(S, P, *v):
-            xs = items(S, P, *v)
-            if not xs:  # nothing judged (the element-free side may fault on no element)
-                return 0, []
-            far = [d for d in map(judge(S, P, v), xs) if d]
-            return len(xs) - len(far), far
-        return count
+            judged, free = "where(S, P{v}, x)", dict(where=distance(program, w, False, inner_env))
+        return _made(len(env), "xs = items(S, P{v})\n"
+                               "if not xs:\n"  # nothing judged (the element-free side may fault on no element)
+                               "    return 0, []\n"
+                               + ("b = once(S, P{v})\n" if "once" in free else "")
+                               + f"far = [d for x in xs if (d := {judged})]\n"
+                               "return len(xs) - len(far), far", items=items, **free)
     body = _count_parts(program, e.body, inner_env)
     if body is None:
         return None
     fused = _best_filter(program, e.where, body, items, inner_env)
     if fused is not None:
         return fused
-    where = _compile(program, e.where, inner_env) if e.where is not None else None
+    free = dict(items=items, body=body)
+    if e.where is not None:
+        free["where"] = _compile(program, e.where, inner_env)
+    return _made(len(env), "n, far = 0, []\n"
+                           "for x in items(S, P{v}):\n"
+                           + ("    if where(S, P{v}, x):\n" if e.where is not None else "    if True:\n")
+                           + "        m, f = body(S, P{v}, x)\n"
+                           "        n += m\n"
+                           "        far += f\n"
+                           "return n, far", **free)
 
-    def total(S, P, *v):
-        n, far = 0, []
-        for x in items(S, P, *v):
-            if where is None or where(S, P, *v, x):
-                m, f = body(S, P, *v, x)
-                n += m
-                far += f
-        return n, far
-    return total
+
+def _each_source(program: Program, var: str, domain, value: ir.Expr) -> str:
+    """Python source of the list of `value` for each element `var` of the domain (duplicates
+    included, in the domain's order): a comprehension, or over a small type domain (the players)
+    the values written out one by one, as the generated code unrolls a quantifier (PyGen.unrolled:
+    no function made and called for the comprehension)."""
+    from .backends.pycode import _py
+
+    gen = program.gen
+    if isinstance(domain, ir.TypeDomain):
+        values = gen.dom.values(domain.type)
+        if len(values) <= gen.UNROLL_MAX and all(isinstance(x, (int, bool)) for x in values):
+            terms = []
+            for x in values:
+                gen.subst[var] = repr(x)
+                try:
+                    terms.append(f"({gen.ex(value)})")
+                finally:
+                    del gen.subst[var]
+            source = "[" + ", ".join(terms) + "]"
+            if len(source) <= gen.UNROLL_CHARS:
+                return source
+    return f"[{gen.ex(value)} for {_py(var)} in {gen.iter_src(domain, with_dups=True)}]"
+
+
+def _far_lines(op: str, indent: str) -> str:
+    """Python lines (for _made) appending to `far` the distances from `b` (the best of them) of the
+    values `vs` that are not at it, in their order: _cmp_distance's (`away`, _cmp_fn(op)), where
+    op is == and b a number without a call per value."""
+    slow = ("for a in vs:\n"
+            "    d = away(a, b)\n"
+            "    if d:\n"
+            "        far.append(d)\n")
+    if op == "==":
+        lines = ("if type(b) is int:\n"
+                 "    for a in vs:\n"
+                 "        if a != b:\n"
+                 "            d = abs(a - b)\n"
+                 "            far.append(d / (d + 1.0))\n"
+                 "else:\n" + "".join("    " + line + "\n" for line in slow.splitlines()))
+    else:
+        lines = slow
+    return "".join(indent + line + "\n" for line in lines.splitlines())
 
 
 _PY_CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
@@ -311,24 +362,35 @@ def _best_filter(program: Program, where, body, items, env):
     last = parts[-1]
     if not (isinstance(last, ir.Binary) and last.op in _CMP and _alike(last.left, best[0], {})):
         return None
-    rest = [_compile(program, x, env) for x in parts[:-1]]
-    other, cmp, count_best = _compile(program, last.right, env), _PY_CMP[last.op], best[1]
+    # one generated function per element: None where the filter's earlier parts fail, else the
+    # count's values (the filter's parts evaluated in order, each only where those before hold)
+    gen, (_right, source, best, op) = program.gen, best
+    values = _compile(program, None, env, source=lambda: "({}) if ({}) else None".format(
+        source, " and ".join(f"({gen.ex(x)})" for x in parts[:-1]) or "True"))
     whole = _compile(program, last, env)  # where the count has no element: the comparison as written
-
-    first = rest[0] if len(rest) == 1 else (lambda S, P, *v: all(r(S, P, *v) for r in rest))
-
-    def total(S, P, *v):
-        n, far = 0, []
-        for x in items(S, P, *v):
-            if not first(S, P, *v, x):
-                continue
-            m, f, b = count_best(S, P, *v, x)
-            if not (whole(S, P, *v, x) if b is None else cmp(b, other(S, P, *v, x))):
-                continue
-            n += m
-            far += f
-        return n, far
-    return total
+    n = len(env) - 1
+    free = dict(items=items, values=values, whole=whole, best=best, away=_cmp_fn(op), cmp=_PY_CMP[last.op])
+    if isinstance(last.right, ir.Lit) and type(last.right.value) is int:
+        o = "o"  # (a number: not evaluated per element)
+        free["o"] = last.right.value
+    else:
+        o = "other(S, P{v}, x)"
+        free["other"] = _compile(program, last.right, env)
+    return _made(n, "n, far = 0, []\n"
+                    "for x in items(S, P{v}):\n"
+                    "    vs = values(S, P{v}, x)\n"
+                    "    if vs is None:\n"
+                    "        continue\n"
+                    "    if not vs:\n"
+                    "        whole(S, P{v}, x)\n"  # (counts nothing either way; it may fault)
+                    "        continue\n"
+                    "    b = best(vs)\n"
+                    f"    if not cmp(b, {o}):\n"
+                    "        continue\n"
+                    "    k = len(far)\n"
+                    + _far_lines(op, "    ")
+                    + "    n += len(vs) - (len(far) - k)\n"
+                    "return n, far", **free)
 
 
 def _best_of_each(count: ir.Aggregate, each: ir.Expr, other: ir.Expr) -> bool:
@@ -381,15 +443,9 @@ def _count_distance(program: Program, op: str, left: ir.Expr, right: ir.Expr, en
     if parts is None:
         return None
     target = _compile(program, other, env)
-
-    def dist(S, P, *v):
-        n, far = parts(S, P, *v)
-        need = target(S, P, *v) + extra - n
-        if need <= 0:
-            return 0.0
-        far.sort()
-        return _scale(sum(far[:need]) + max(0, need - len(far)))
-    return dist
+    return _made(len(env), "n, far = parts(S, P{v})\nneed = target(S, P{v}) + extra - n\nif need <= 0:\n"
+                           "    return 0.0\nfar.sort()\nreturn _scale(sum(far[:need]) + max(0, need - len(far)))",
+                 parts=parts, target=target, extra=extra, _scale=_scale)
 
 
 def _paths_to(stmts, ids, frames=()):
@@ -408,42 +464,39 @@ def _paths_to(stmts, ids, frames=()):
 
 
 def _path_distance(program: Program, frames, env: tuple, i: int = 0):
-    """((S, P, values of env) -> how far a move is from taking this way, on the state before it;
+    """((S, P, *values of env) -> how far a move is from taking this way, on the state before it;
     levels): a branch or loop filter that fails counts its distance plus the levels of the
     conditions after it (the approach level); a loop takes its nearest element, an empty loop
     counts 1 plus the levels after it; a let is evaluated on the way. A heuristic: a move's
     earlier statements may change what the later conditions read."""
+    n = len(env)
     if i == len(frames):
-        return (lambda S, P, v: 0.0), 0
+        return _made(n, "return 0.0"), 0
     kind, x = frames[i][0], frames[i][1]
     if kind == "if":
         cond, cl = _distance(program, x, frames[i][2], env)
         rest, rl = _path_distance(program, frames, env, i + 1)
-
-        def branch(S, P, v):
-            d = cond(S, P, *v)
-            return rl + d if d else rest(S, P, v)
-        return branch, cl + rl
+        return _made(n, "d = cond(S, P{v})\nreturn rl + d if d else rest(S, P{v})", cond=cond, rest=rest, rl=rl), cl + rl
     if kind == "let":
         value = _compile(program, x.value, env)
         rest, rl = _path_distance(program, frames, env + (x.name,), i + 1)
-        return (lambda S, P, v: rest(S, P, v + (value(S, P, *v),))), rl
+        return _made(n, "return rest(S, P{v}, value(S, P{v}))", rest=rest, value=value), rl
     inner = env + (x.var,)
     items = _compile(program, None, env, source=f"list({program.gen.iter_src(x.domain, with_dups=True)})")
     where, wl = _distance(program, x.where, False, inner) if x.where is not None else (None, 1)
     rest, rl = _path_distance(program, frames, inner, i + 1)
-
-    def loop(S, P, v):
-        best = rl + wl
-        for item in items(S, P, *v):
-            w = v + (item,)
-            dw = where(S, P, *w) if where is not None else 0.0
-            d = rl + dw if dw else rest(S, P, w)
-            if d < best:
-                best = d
-                if d == 0:
-                    break
-        return best
+    if where is None:  # (every element takes the way on)
+        judged, free = "d = rest(S, P{v}, item)", {}
+    else:
+        judged, free = "dw = where(S, P{v}, item)\n    d = rl + dw if dw else rest(S, P{v}, item)", {"where": where}
+    loop = _made(n, "best = rl + wl\n"
+                    "for item in items(S, P{v}):\n"
+                    f"    {judged}\n"
+                    "    if d < best:\n"
+                    "        best = d\n"
+                    "        if d == 0:\n"
+                    "            break\n"
+                    "return best", items=items, rest=rest, rl=rl, wl=wl, **free)
     return loop, wl + rl
 
 
@@ -666,7 +719,7 @@ def gap_goal(program: Program, key: str, ids) -> Goal:
             for move in moves[:MOVES_WEIGHED]:
                 for path in paths:
                     try:
-                        d = path(S, P, tuple(move[1]))
+                        d = path(S, P, *move[1])
                     except (Fault, Gap):
                         continue
                     if d < best:
@@ -680,7 +733,7 @@ def _judged(path, S, P) -> float | None:
     """The distance of a way in for the move of an action without choices, on this state; None
     where judging it meets a fault or an undecided point."""
     try:
-        return path(S, P, ())
+        return path(S, P)
     except (Fault, Gap):
         return None
 
@@ -697,6 +750,9 @@ class _Node:
     dead: bool = False        # no move could be played from it
     shuns: frozenset = frozenset()  # the actions shunned by the rollout that reached it
     meta: tuple = ()          # how far the game has come, the cards left, its progress: (level, -left, prog)
+
+
+_RANK = operator.attrgetter("key")  # a kept state's rank in a pool
 
 
 @dataclass
@@ -899,15 +955,21 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
     heavy = [False]                 # the rollout in progress chooses its moves one step ahead (greedy)
     ahead: list = [None, None]      # (goal, distance) nearest() judged the move just played at, for consider
 
-    def progress_of(g: Game) -> tuple:
-        S, P = g.S, g.P
-        out_ = []
-        for w, r in rankings:
-            try:
-                out_.append(tuple(r(S, P)) if w(S, P) else ())
-            except (Fault, Gap):
-                out_.append(())
-        return tuple(out_)
+    version = [0]                   # bumped whenever todo changes (record, finer)
+    listed: list = [-1, []]         # todo's goals as consider reads them, and the version they are of
+
+    def ranking(i: int, S, P) -> tuple:
+        """Ranking i's value in this state; () where its condition is false or it cannot be evaluated."""
+        w, r = rankings[i]
+        try:
+            return tuple(r(S, P)) if w(S, P) else ()
+        except (Fault, Gap):
+            return ()
+
+    def progress_of(S, P, whole_prog: tuple) -> tuple:
+        """Every ranking's value in this state (whole_prog: those of `whole`, in its order)."""
+        known = dict(zip(whole, whole_prog))
+        return tuple([known[i] if i in known else ranking(i, S, P) for i in range(len(rankings))])
 
     def found(key: str, g: Game, moves: list):
         record(todo[key].alias or key, Found(g.seed, list(g.params), list(moves)))
@@ -918,6 +980,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         for k in [k for k, goal in todo.items() if k == key or goal.alias == key]:
             del todo[k]
             pools.pop(k, None)
+        version[0] += 1
 
     def consider(gi: int, g: Game):
         """Check the goals in this state; keep it in the pools it is among the nearest of, and in
@@ -926,62 +989,96 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         the goals."""
         S, P = g.S, g.P
         dists = {}
-        for key, goal in list(todo.items()):
-            if key not in todo:  # reached with its twin
+        now = version[0]
+        if listed[0] != now:
+            listed[:] = now, [(k, goal.dist, goal.costly, bool(goal.gaps), goal.hint) for k, goal in todo.items()]
+        turn, near = turn_of[0], ahead[0]
+        changed = False  # whether a goal was found on the way (todo changed)
+        for key, dist, costly, gaps, hint in listed[1]:
+            if changed and key not in todo:  # reached with its twin
                 continue
-            if goal.costly and turn_of[0] is not None and turn_of[0] != key:
+            if costly and turn is not None and turn != key:
                 continue
-            if key == ahead[0]:
+            if key == near:
                 d = ahead[1]  # judged one step ahead: the same state (a move replays with its chance)
             else:
                 try:
-                    d = goal.dist(S, P)
+                    d = dist(S, P)
                 except (Fault, Gap):
                     continue
-            if d == 0 and not goal.gaps:
+            if d != 0:
+                dists[key] = d
+            elif not gaps:
                 found(key, g, g.moves)
                 gaps_beside(g)
-            elif d == 0 and goal.hint[0] is not None:
+                changed = version[0] != now
+            elif hint[0] is not None:
                 # (a game that has ended has no move: the way is judged as if it had, see gap_goal)
-                if _over(g) or not try_gap(g, goal.hint[0], key):
+                if _over(g) or not try_gap(g, hint[0], key):
                     dists[key] = 0.5  # the way looked open but the move did not step into it
+                changed = version[0] != now
             else:
                 dists[key] = d
         # a goal out of this game's reach is still judged (were it met, the proof would be wrong, and
         # the find shows it), but the game's states do not fill its pool
-        dists = {k: d for k, d in dists.items() if k in todo and k not in ruled_out[gi]}
-        for key, d in dists.items():
-            if key not in reached or d < reached[key][0]:
-                reached[key] = (d, len(g.moves))
+        out_of_reach = ruled_out[gi]
+        if out_of_reach or changed:
+            dists = {k: d for k, d in dists.items() if k in todo and k not in out_of_reach}
         if not dists:
             return
-        prog, left = progress_of(g), supply(S)
-        whole_prog = tuple(prog[i] for i in whole)
-        level = tuple(r[:1] for r in whole_prog)
-        cell = (tuple(r[:2] for r in whole_prog), left // 4)
+        played = len(g.moves)
+        for key, d in dists.items():
+            r = reached.get(key)
+            if r is None or d < r[0]:
+                reached[key] = (d, played)
+        # a state ranks in a pool by (distance, 0, level, -left, progress); the progress of the
+        # rankings not of the whole game is computed only where it decides or the state is kept
+        whole_prog, left, prog = tuple([ranking(i, S, P) for i in whole]), supply(S), None
+        level = tuple([r[:1] for r in whole_prog])
+        cell = (tuple([r[:2] for r in whole_prog]), left // 4)
         total = sum(dists.values())
         old = cells.get(cell)
-        ranks = {key: (d, 0, level, -left, prog) for key, d in dists.items()}
         # nearest the goal (a state from which a rollout came as near after the state reached, see
         # inherit); then furthest in the game; then the most cards left to draw
-        into = [key for key, rank in ranks.items() if len(pools[key]) < pool or rank < pools[key][-1].key]
+        into = []
+        after = (0, level, -left)
+        for key, d in dists.items():
+            bucket = pools[key]
+            if len(bucket) < pool:
+                into.append(key)
+                continue
+            last = bucket[-1].key  # the rank to beat, compared part by part as tuples compare
+            if d != last[0]:
+                if d < last[0]:
+                    into.append(key)
+            elif after != last[1:4]:
+                if after < last[1:4]:
+                    into.append(key)
+            else:
+                if prog is None:
+                    prog = progress_of(S, P, whole_prog)
+                if prog < last[4]:
+                    into.append(key)
         if not into and old is not None and total >= old.dist:
             return
         sig = _digest(gi, S)
         if sig in seen:
             return
         seen.add(sig)
-        node = _Node(gi, g.snapshot(), g.chance.getstate(), list(g.moves), total, shuns=frozenset(shunned),
-                     meta=(level, -left, prog))
+        if prog is None:
+            prog = progress_of(S, P, whole_prog)
+        meta = (level, -left, prog)
+        node = _Node(gi, g.snapshot(), g.chance.getstate(), list(g.moves), total, shuns=frozenset(shunned), meta=meta)
         if old is None or total < old.dist:
             if old is not None:
                 node.chosen = old.chosen
             cells[cell] = node
         for key in into:
-            bucket = pools[key]
-            bucket.append(_Node(gi, node.state, node.chance, node.moves, dists[key], ranks[key], shuns=node.shuns,
-                                meta=node.meta))
-            bucket.sort(key=lambda n: n.key)
+            # (a pool is kept sorted: the new state goes after those of an equal rank, as a stable
+            # sort of the pool with it appended puts it)
+            bucket, d = pools[key], dists[key]
+            bisect.insort_right(bucket, _Node(gi, node.state, node.chance, node.moves, d, (d,) + after + (prog,),
+                                              shuns=node.shuns, meta=meta), key=_RANK)
             del bucket[pool:]
 
     def attempt(g: Game, move, keep: bool, after=None):
@@ -1192,6 +1289,7 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         for key, goal in switched.items():
             todo[key] = replace(goal, dist=goal.finer, finer=None)
             pools[key] = []
+        version[0] += 1
         for node in cells.values() if switched else ():
             P = games[node.game].P
             for key, goal in switched.items():
