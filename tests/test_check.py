@@ -289,6 +289,18 @@ def test_a_range_as_wide_as_the_player_count_makes_it_is_limited_too():
         [("E205", 7, 53, "ranging over 0..10001 (with 2 players) goes through each of its values: 10,002 values, "
                          "more than the limit of 10,000")]
     assert _errors(head + action.format("1..players * 3333")) == []
+    # players through a constant; and a scenario is measured with the count it runs with alone
+    assert _errors(head + "const w = players * k\n" + action.format("0..w")) == \
+        [("E205", 8, 53, "ranging over 0..10002 (with 3 players) goes through each of its values: 10,003 values, "
+                         "more than the limit of 10,000")]
+    scenario = ('scenario s cite "P" "p" {{\n  {}\n  setup {{ for i in 0..players * k {{ skip }} }}\n  do a(0)\n'
+                '  expect x == 0\n}}\n')
+    plain = head + action.format("0..1")
+    assert _errors(plain + scenario.format("players 2")) == []
+    assert _errors(plain + scenario.format("")) == []  # (it runs with the fewest)
+    assert _errors(plain + scenario.format("players 3")) == \
+        [("E205", 10, 20, "ranging over 0..10002 (with 3 players) goes through each of its values: 10,003 values, "
+                          "more than the limit of 10,000")]
 
 
 @pytest.mark.parametrize("stmt, col", [("shuffle [][0]", 29), ("x := size([][0])", 31), ("x := [][0]", 26)])

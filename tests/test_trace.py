@@ -204,6 +204,9 @@ def _meta_trace(tmp_path, edit, name="m.itf.json"):
     (lambda m: m.update(seed=5), '"seed": 5', '"#meta" has "seed": a number (5), not a string',
      '"seed" is the text the game was started from, as rulespec writes it: "5", not 5'),
     (lambda m: m.update(seed=None), '"seed": null', '"#meta" has "seed": null, not a string', None),
+    # (an internal error, a list being no key of a set, when the outcome was compared)
+    (lambda m: m.update(outcome={"kind": "violation", "property": ["x"]}), '"property": [',
+     '"outcome" has "property": a list, not a name', None),
 ])
 def test_replay_rejects_a_malformed_meta_at_its_key(tmp_path, edit, key, message, hint):
     path = _meta_trace(tmp_path, lambda itf: edit(itf["#meta"]))
@@ -347,3 +350,26 @@ def test_a_trace_whose_game_faults_after_its_last_move_replays_to_that_fault(tmp
     saved.write_text(dump_itf(itf))
     r = run_cli("replay", str(spec), str(saved))
     assert r.code == 2 and "says the game goes on, but replayed here it stops at a run-time error" in r.err, r
+
+
+def test_a_trace_of_a_violation_replays_where_the_game_faults_after_its_last_move(tmp_path):
+    # a trace whose game broke a property tells the violation and does not look at the end
+    # conditions and the moves after its last move: the run-time error there was refused (E007,
+    # exit 2) as another outcome, for traces simulate and fuzz had written
+    spec, saved = simulated_trace(tmp_path, "x := 0", "x := x + 1", when="x < 5 and 10 / (2 - x) > 0")
+    spec.write_text(spec.read_text() + '/// Small.\ninvariant small cite "S" "s": x < 2\n')
+    (tmp_path / "tr" / saved.name).unlink()
+    r = run_cli("simulate", str(spec), "--games", "1", "--save-traces", str(tmp_path / "tr"))
+    traces = sorted((tmp_path / "tr").iterdir())
+    assert r.code == 1 and len(traces) == 2, r  # (the run-time error's and the violation's)
+    for path in traces:
+        assert json.loads(path.read_text())["#meta"]["outcome"]["kind"] == "violation"
+        r = run_cli("replay", str(spec), str(path))
+        assert r.code == 1 and "run-time error of the spec after move 2: division by zero" in r.out \
+            and "small violated from move 2" in r.out, r
+    # the property it names must be one the replay breaks
+    itf = json.loads(traces[0].read_text())
+    itf["#meta"]["outcome"]["property"] = "other"
+    traces[0].write_text(dump_itf(itf))
+    r = run_cli("replay", str(spec), str(traces[0]))
+    assert r.code == 2 and 'says the game breaks other, but replayed here it breaks only small' in r.err, r

@@ -121,6 +121,7 @@ class Checker:
         self.context: str | None = None
         self._membership_literal = False
         self._too_many: set[Type] = set()  # types reported for having more than DOMAIN_LIMIT values
+        self._scenario_players: int | None = None  # within a scenario: the player count it runs with
 
     # ---- reporting ---------------------------------------------------------------------
     def err(self, code, msg, span, hint=None):
@@ -336,7 +337,10 @@ class Checker:
         return True
 
     def _player_counts(self) -> range:
-        """The player counts of the spec (64 at most), or the largest alone where its range is not valid."""
+        """The player counts of the spec (64 at most), or the largest alone where its range is not
+        valid; within a scenario, the count it runs with."""
+        if self._scenario_players is not None:
+            return range(self._scenario_players, self._scenario_players + 1)
         if self._players_valid():
             return range(self.m.players.lo, self.m.players.hi + 1)
         return range(64, 65)
@@ -712,6 +716,17 @@ class Checker:
         self.clauses(d, {"Cite"}, need_cite=True)
         scope = Scope(where="a scenario")
         lo, hi = (self.m.players.lo, self.m.players.hi) if self._players_valid() else (1, 64)
+        ended = gap = moved = False
+        # the count it runs with (lower.scenario's: its `players` step, else the fewest), by which
+        # its ranges are measured
+        counts = [step.count for step in d.steps if isinstance(step, ast.ScPlayers) and lo <= step.count <= hi]
+        self._scenario_players = counts[-1] if counts else lo
+        try:
+            self._scenario_steps(d, scope, lo, hi)
+        finally:
+            self._scenario_players = None
+
+    def _scenario_steps(self, d, scope: Scope, lo: int, hi: int) -> None:
         ended = gap = moved = False
         for step in d.steps:
             if isinstance(step, ast.ScPlayers):
@@ -1323,13 +1338,13 @@ class Checker:
             return t.type
         if isinstance(t, RangeT):
             if isinstance(e, ast.RangeLit):  # bounds fixed once the player count is: the prover goes
-                # through every number (with the count that makes the range widest)
+                # through every number (the first count with too many named)
+                fixed = fixed_int(self.spec.decls, e.lo) is not None and fixed_int(self.spec.decls, e.hi) is not None
                 for n in self._player_counts():
                     lo, hi = (fixed_int(self.spec.decls, b, frozenset(), n) for b in (e.lo, e.hi))
                     if lo is None or hi is None or lo > hi:
                         continue
-                    with_n = "" if all(not isinstance(x, ast.PlayersLit) for x in ast.walk(e)) \
-                        else f" (with {n} players)"
+                    with_n = "" if fixed else f" (with {n} players)"
                     if self.too_many(IntT(lo, hi), e.span,
                                      f"ranging over {lo}..{hi}{with_n} goes through each of its values"):
                         return None

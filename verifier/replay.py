@@ -168,6 +168,10 @@ def replay(spec: ir.Spec, path: str) -> ReplayResult:
                 hint=(did_you_mean(kind, OUTCOME_KINDS) if isinstance(kind, str) else None)
                 or "the trace was written by another program, or edited",
                 key=("#meta", "outcome", "kind"))
+        if kind == "violation" and not isinstance(told.get("property", ""), str):
+            bad(f'the trace\'s "#meta" "outcome" has "property": {_a(told["property"])}, not a name', None,
+                hint='"property" names the property the game broke, as rulespec writes it',
+                key=("#meta", "outcome", "property"))
         if "move" in told and kind not in STOPPING_KINDS:
             bad(f'the trace\'s "#meta" "outcome" has a "move", but is of the kind {kind}: only a run-time error '
                 "(fault) or an undecided point (gap) stops a game at a move", None,
@@ -323,9 +327,12 @@ def _as_told(told: dict | None, outcome: dict, bad) -> None:
     kind, real = told.get("kind"), outcome["kind"]
     broken = {v["property"] for v in outcome.get("violations", [])}
     if kind == "violation":
-        fits = real not in ("gap", "fault") and (told.get("property") in broken or not isinstance(told.get("property"), str))
+        # (a game stopped at a move is not one that broke a property; a trace of a violation does
+        # not look at the end conditions and the moves after its last move: a run-time error there fits)
+        went_on = real not in ("gap", "fault") or outcome.get("after", False)
+        fits = went_on and told.get("property", next(iter(broken), None)) in broken
         shown = ("breaks no property" if not broken else f"breaks only {', '.join(sorted(broken))}") \
-            if real not in ("gap", "fault") else _told(outcome)
+            if went_on else _told(outcome)
     else:
         fits = kind == real and not (kind == "end" and isinstance(told.get("end"), str) and told["end"] != outcome.get("end"))
         shown = _told(outcome)
