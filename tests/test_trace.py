@@ -373,3 +373,15 @@ def test_a_trace_of_a_violation_replays_where_the_game_faults_after_its_last_mov
     traces[0].write_text(dump_itf(itf))
     r = run_cli("replay", str(spec), str(traces[0]))
     assert r.code == 2 and 'says the game breaks other, but replayed here it breaks only small' in r.err, r
+
+
+def test_play_stops_at_a_run_time_error_after_a_move_and_keeps_the_game(tmp_path):
+    # listing the moves after the second move divides by zero: play crashed there (an internal
+    # error, exit 3) and the game played was not saved
+    spec, _saved = simulated_trace(tmp_path, "x := 0", "x := x + 1", when="x < 5 and 10 / (2 - x) > 0")
+    played = tmp_path / "played.json"
+    r = run_cli("play", str(spec), "--save-trace", str(played), stdin="r\nr\nr\nq\n")
+    assert r.code == 1 and "Run-time error in the spec after move 2: division by zero (at " in r.out, r
+    assert json.loads(played.read_text())["#meta"]["outcome"] == {"kind": "fault", "message": "division by zero"}
+    r = run_cli("replay", str(spec), str(played))
+    assert r.code == 1 and "replayed 2 moves: run-time error of the spec after move 2: division by zero" in r.out, r

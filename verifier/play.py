@@ -74,18 +74,24 @@ def play(spec: ir.Spec, players: int, seed: str, inp, out, save_path: str | None
     read: list[str] = []  # the lines read so far, quoted when one is not an answer
     code = EXIT_OK
     while True:
-        end = game.ended()
+        try:  # (the end conditions, the guards and who chooses each move, evaluated: they may fault)
+            end = game.ended()
+            moves = game.legal_moves() if end is None else []
+            choosers = {game.chooser(m) for m in moves}
+        except Fault as exc:
+            say(f"\nRun-time error in the spec after move {len(game.moves)}: {exc.message} "
+                f"(at {program.span(exc.span_id)})")
+            code = EXIT_FOUND
+            break
         if end is not None:
             say(f"\nThe game is over: {end.name}" + (f"  {end.cite.label()}" if end.cite else ""))
             for name, value in game.stats().items():
                 say(f"  {name}: {value}")
             break
-        moves = game.legal_moves()
         if not moves:
             say("\nNo legal move is left and the game has not ended: a deadlock.")
             code = EXIT_FOUND
             break
-        choosers = {game.chooser(m) for m in moves}
         viewer = next(iter(choosers)) if len(choosers) == 1 else None
         who = f"P{viewer}" if viewer is not None else "the rules (or several players)"
         say(f"\n--- move {len(game.moves) + 1}: {who} to choose ---")
