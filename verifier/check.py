@@ -716,7 +716,6 @@ class Checker:
         self.clauses(d, {"Cite"}, need_cite=True)
         scope = Scope(where="a scenario")
         lo, hi = (self.m.players.lo, self.m.players.hi) if self._players_valid() else (1, 64)
-        ended = gap = moved = False
         # the count it runs with (lower.scenario's: its `players` step, else the fewest), by which
         # its ranges are measured
         counts = [step.count for step in d.steps if isinstance(step, ast.ScPlayers) and lo <= step.count <= hi]
@@ -1340,11 +1339,11 @@ class Checker:
             if isinstance(e, ast.RangeLit):  # bounds fixed once the player count is: the prover goes
                 # through every number (the first count with too many named)
                 fixed = fixed_int(self.spec.decls, e.lo) is not None and fixed_int(self.spec.decls, e.hi) is not None
-                for n in self._player_counts():
+                for n in [None] if fixed else self._player_counts():
                     lo, hi = (fixed_int(self.spec.decls, b, frozenset(), n) for b in (e.lo, e.hi))
                     if lo is None or hi is None or lo > hi:
                         continue
-                    with_n = "" if fixed else f" (with {n} players)"
+                    with_n = "" if n is None else f" (with {n} players)"
                     if self.too_many(IntT(lo, hi), e.span,
                                      f"ranging over {lo}..{hi}{with_n} goes through each of its values"):
                         return None

@@ -288,11 +288,7 @@ def replay(spec: ir.Spec, path: str) -> ReplayResult:
                                    "expected": v.prop.expect_violated})
     if outcome["kind"] == "open":
         try:
-            end = game.ended()
-            if end is not None:
-                outcome = {"kind": "end", "end": end.name}
-            elif not game.legal_moves():
-                outcome = {"kind": "deadlock"}
+            outcome = game.stopped() or outcome
         except Fault as exc:
             outcome = _after(program, exc, len(steps))
     outcome["violations"] = violations

@@ -380,11 +380,7 @@ def record_trace(program: Program, seed: str, params: list, moves: list, about=N
                 v = violations[0]
                 outcome = {"kind": "violation", "property": v.prop.name, "message": v.message}
         if outcome["kind"] == "open":
-            end = game.ended()
-            if end is not None:
-                outcome = {"kind": "end", "end": end.name}
-            elif not game.legal_moves():
-                outcome = {"kind": "deadlock"}
+            outcome = game.stopped() or outcome
     except Gap as exc:
         u = spec.undecided[exc.id]
         steps.append(TraceStep(len(steps) + 1, spec.actions[moves[len(steps)][0]].name, moves[len(steps)][1],

@@ -293,6 +293,15 @@ class Game:
                 return end
         return None
 
+    def stopped(self) -> dict | None:
+        """How a game that can go no further stands: {"kind": "end", "end": name} where an end holds,
+        {"kind": "deadlock"} where no move is legal; None while it goes on (a Fault in the end
+        conditions or the guards propagates)."""
+        end = self.ended()
+        if end is not None:
+            return {"kind": "end", "end": end.name}
+        return None if self.legal_moves() else {"kind": "deadlock"}
+
     def step(self, move: Move, check: bool = True, only=None, rankings: bool = True) -> list[Violation]:
         """Apply a legal move; returns the properties violated by this step (Fault/Gap propagate).
         `only`: the invariants (by index) to evaluate, the others taken to hold (None: all); a
