@@ -708,7 +708,7 @@ def test_a_folder_that_takes_no_files_is_refused_before_the_work():
 
 
 def test_write_new_keeps_what_the_system_refuses_in_the_temporary_folder(tmp_path, monkeypatch):
-    from verifier.commands import write_new
+    from verifier.trace import write_new
 
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     path, problem = write_new([str(tmp_path / "no" / "such" / "t.json")], "TEXT", "--flag")

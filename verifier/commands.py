@@ -10,7 +10,7 @@ import sys
 from .cli import EXIT_FOUND, EXIT_INPUT, EXIT_OK, emit_json, print_diagnostics
 from .diagnostics import UserError, error
 from .pipeline import can_create_folder, expand_paths, load, load_spec
-from .trace import moves_text
+from .trace import moves_text, write_new
 
 
 def _limiting(a, b, below: bool):
@@ -253,43 +253,6 @@ def _numbered(folder: str, base: str, suffix: str = ".itf.json"):
     while True:
         yield os.path.join(folder, f"{base}-{k}{suffix}")
         k += 1
-
-
-def write_new(paths, text: str, flag: str) -> tuple[str, object]:
-    """Write text into a new file: the first of paths that nothing has (not even a link to
-    nothing), never replacing a file. Where the system refuses it (a full disk, a folder that
-    takes no files: checked before the work, so rare) or every name is taken, the text is kept in a
-    new file of the system's temporary folder instead, so that the work is not lost: returns (the
-    path written, None) or (that path, an E008 diagnostic saying where it went and why)."""
-    import tempfile
-
-    wanted, why = None, "the file exists"
-    for path in paths:
-        wanted = wanted or path
-        if os.path.lexists(path):
-            continue
-        try:
-            f = open(path, "x", encoding="utf-8")
-        except FileExistsError:  # (made since: taken)
-            continue
-        except OSError as exc:
-            wanted, why = path, exc.strerror or str(exc)
-            break
-        try:
-            with f:
-                f.write(text)
-            return path, None
-        except OSError as exc:
-            with contextlib.suppress(OSError):
-                os.remove(path)  # (ours, cut short)
-            wanted, why = path, exc.strerror or str(exc)
-            break
-    fd, kept = tempfile.mkstemp(prefix="rulespec-", suffix=".itf.json")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    return kept, error("E008", f"{flag}: cannot write '{wanted}': {why}; the trace is kept in '{kept}' instead",
-                       hint="move the trace where you want it" if why == "the file exists" else
-                       "choose a folder you can write in, and move the trace there")
 
 
 # ---- docs --------------------------------------------------------------------------------

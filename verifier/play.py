@@ -175,10 +175,8 @@ def _answer_span(inp, read: list[str]) -> Span:
 def _finish(program, game, save_path, say, code):
     if save_path:
         from .simulate import record_trace
-        from .trace import dump_itf
-
-        from .commands import write_new
         from .diagnostics import UserError
+        from .trace import dump_itf, write_new
 
         moves = list(game.moves)
         trace = record_trace(program, game.seed, game.params, moves)
