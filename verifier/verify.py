@@ -1696,17 +1696,14 @@ class Verifier:
             return
         try:
             u = self.unrolling()
-            for i in range(self.depth + 1):
-                u.reach(i)
-                target = u.invariant_target(p, i)
-                verdict = u.find(target, i)
-                if verdict == "unknown":
-                    if not self.from_evaluation_fault(p, t0):
-                        self.stopped(p, t0, i, 0, u.reason, why + (f": {cti}" if cti else ""))
-                    return
-                if verdict == "sat":
-                    self.report_trace(p, u, i, t0, ("invariant", p))
-                    return
+            verdict, i = u.first(lambda i: u.invariant_target(p, i))
+            if verdict == "unknown":
+                if not self.from_evaluation_fault(p, t0):
+                    self.stopped(p, t0, i, 0, u.reason, why + (f": {cti}" if cti else ""))
+                return
+            if verdict == "sat":
+                self.report_trace(p, u, i, t0, ("invariant", p))
+                return
         except Unsupported as exc:
             self.add(p, "unknown", t0, f"{why}; the bounded search cannot encode: {exc.message}")
             return
@@ -1895,21 +1892,17 @@ class Verifier:
             return
         try:
             u = self.unrolling()
-            for i in range(self.depth + 1):
-                u.reach(i)
-                target = u.fault_target(i)
-                verdict = u.find(target, i, last_step_completes=False)
-                if verdict == "sat":
-                    trace, problem = u.replay(i, ("fault", None))
-                    status = "unknown" if problem else "violated"
-                    msg = (f"spurious counterexample: {problem}" if problem else
-                           f"a run-time error after {moves_text(i)} (replayed): {trace.outcome.get('message', '')}")
-                    self.add(prop, status, t0, msg, depth=i, trace=trace, kind="fault")
-                    return
-                if verdict == "unknown":
-                    self.stopped(prop, t0, i, 0, u.reason, f"not proved for {', '.join(w for _a, w in suspects)}",
-                                 kind="fault")
-                    return
+            verdict, i = u.first(u.fault_target, last_step_completes=False)
+            if verdict == "sat":
+                trace, problem = u.replay(i, ("fault", None))
+                status = "unknown" if problem else "violated"
+                msg = (f"spurious counterexample: {problem}" if problem else
+                       f"a run-time error after {moves_text(i)} (replayed): {trace.outcome.get('message', '')}")
+                self.add(prop, status, t0, msg, depth=i, trace=trace, kind="fault")
+                return
+            if verdict == "unknown":
+                self.stopped(prop, t0, i, 0, u.reason, f"not proved for {', '.join(w for _a, w in suspects)}", kind="fault")
+                return
         except Unsupported as exc:
             self.add(prop, "unknown", t0, f"cannot encode: {exc.message}", kind="fault")
             return
@@ -2001,16 +1994,14 @@ class Verifier:
             return
         try:
             u = self.unrolling()
-            for i in range(1, self.depth + 1):
-                u.reach(i)
-                verdict = u.find(u.ranking_target(p, i), i)
-                if verdict == "sat":
-                    self.report_trace(p, u, i, t0, ("terminates", p))
-                    return
-                if verdict == "unknown":
-                    if not self.from_evaluation_fault(p, t0):
-                        self.stopped(p, t0, i, 1, u.reason, f"not proved for {', '.join(failing)}")
-                    return
+            verdict, i = u.first(lambda i: u.ranking_target(p, i), start=1)
+            if verdict == "sat":
+                self.report_trace(p, u, i, t0, ("terminates", p))
+                return
+            if verdict == "unknown":
+                if not self.from_evaluation_fault(p, t0):
+                    self.stopped(p, t0, i, 1, u.reason, f"not proved for {', '.join(failing)}")
+                return
         except Unsupported as exc:
             self.add(p, "unknown", t0, f"cannot encode: {exc.message}")
             return
@@ -2154,15 +2145,13 @@ class Verifier:
             return
         try:
             u = self.unrolling()
-            for i in range(1, self.depth + 1):
-                u.reach(i)
-                verdict = u.find(u.bound_target(p, i), i)
-                if verdict == "sat":
-                    self.report_trace(p, u, i, t0, ("bound", p))
-                    return
-                if verdict == "unknown":
-                    self.stopped(p, t0, i, 1, u.reason, "not proved by induction")
-                    return
+            verdict, i = u.first(lambda i: u.bound_target(p, i), start=1)
+            if verdict == "sat":
+                self.report_trace(p, u, i, t0, ("bound", p))
+                return
+            if verdict == "unknown":
+                self.stopped(p, t0, i, 1, u.reason, "not proved by induction")
+                return
         except Unsupported as exc:
             self.add(p, "unknown", t0, f"cannot encode: {exc.message}")
             return
@@ -2185,23 +2174,23 @@ class Verifier:
             return
         if self.from_exploration(p, p.name, t0):
             return
+        def reached(i):
+            v, f, c = self.value(p.expr, u.states[i], tag=f"reach.{p.name}.{i}")
+            return AND(v, NOT(f), *c)
         try:
             u = self.unrolling()
-            for i in range(self.depth + 1):
-                u.reach(i)
-                v, f, c = self.value(p.expr, u.states[i], tag=f"reach.{p.name}.{i}")
-                verdict = u.find(AND(v, NOT(f), *c), i)
-                if verdict == "sat":
-                    self.report_trace(p, u, i, t0, ("reachable", p))
-                    return
-                if verdict == "unknown":
-                    if i:
-                        self.add(p, "bounded", t0, f"not reached within {moves_text(i - 1)} (the search at depth {i} "
-                                                   f"stopped: {u.reason})" + self.games_note(), depth=i - 1)
-                    else:
-                        self.add(p, "unknown", t0, f"the bounded search stopped at depth 0: {u.reason}; not reached"
-                                                   + self.games_note().replace(" nor", ""))
-                    return
+            verdict, i = u.first(reached)
+            if verdict == "sat":
+                self.report_trace(p, u, i, t0, ("reachable", p))
+                return
+            if verdict == "unknown":
+                if i:
+                    self.add(p, "bounded", t0, f"not reached within {moves_text(i - 1)} (the search at depth {i} "
+                                               f"stopped: {u.reason})" + self.games_note(), depth=i - 1)
+                else:
+                    self.add(p, "unknown", t0, f"the bounded search stopped at depth 0: {u.reason}; not reached"
+                                               + self.games_note().replace(" nor", ""))
+                return
         except Unsupported as exc:
             self.add(p, "unknown", t0, f"cannot encode: {exc.message}")
             return
@@ -2327,18 +2316,16 @@ class Verifier:
             return
         try:
             u = self.unrolling()
-            for i in range(self.depth + 1):
-                u.reach(i)
-                verdict = u.find(no_move(self, u.states[i], f"dl{i}"), i)
-                if verdict == "sat":
-                    trace, problem = u.replay(i, ("deadlock", None))
-                    status = "unknown" if problem else "violated"
-                    msg = f"spurious counterexample: {problem}" if problem else f"a deadlock after {moves_text(i)} (replayed)"
-                    self.add(prop, status, t0, msg, depth=i, trace=trace, kind="deadlock")
-                    return
-                if verdict == "unknown":
-                    self.stopped(prop, t0, i, 0, u.reason, "not proved", kind="deadlock")
-                    return
+            verdict, i = u.first(lambda i: no_move(self, u.states[i], f"dl{i}"))
+            if verdict == "sat":
+                trace, problem = u.replay(i, ("deadlock", None))
+                status = "unknown" if problem else "violated"
+                msg = f"spurious counterexample: {problem}" if problem else f"a deadlock after {moves_text(i)} (replayed)"
+                self.add(prop, status, t0, msg, depth=i, trace=trace, kind="deadlock")
+                return
+            if verdict == "unknown":
+                self.stopped(prop, t0, i, 0, u.reason, "not proved", kind="deadlock")
+                return
         except Unsupported as exc:
             self.add(prop, "unknown", t0, f"cannot encode: {exc.message}", kind="deadlock")
             return
@@ -2679,6 +2666,17 @@ class Unrolling:
             self.limited = z3.Solver.reason_unknown(self.solver) in ("timeout", "canceled")
         self.solver.pop()
         return "sat" if r == z3.sat else "unknown" if r == z3.unknown else "unsat"
+
+    def first(self, target, start: int = 0, last_step_completes: bool = True) -> tuple[str, int]:
+        """The bounded search: for each depth i from start to the verifier's depth, the states up to
+        i made, whether some run of i moves ends in target(i). ("sat", i) at the first depth it
+        does, ("unknown", i) where the solver stopped, ("unsat", depth) when none does."""
+        for i in range(start, self.v.depth + 1):
+            self.reach(i)
+            verdict = self.find(target(i), i, last_step_completes=last_step_completes)
+            if verdict != "unsat":
+                return verdict, i
+        return "unsat", self.v.depth
 
     # targets
     def invariant_target(self, p: ir.Property, i: int):
