@@ -3033,3 +3033,27 @@ def test_k_induction_proves_an_invariant_of_the_dutch_edition_that_induction_alo
     # whole test run; four times that leaves the answer to Z3, not to the machine's load)
     v.QUICK_MS *= 4
     assert v.k_induction(next(p for p in left if p.name == "durchgaenge_gezaehlt"), 3) == (2, "")
+
+
+def test_an_integer_outside_whose_range_0_lies_starts_at_the_bound_nearest_0_in_both_back_ends():
+    """The default of `2..5` is 2 and of `-5..-2` is -2 (docs/language.md), the interpreter's and
+    Z3's alike (types.IntT.default): the true invariant is proved, and the random games, which play
+    on the interpreter, do not break it; the false one is broken at the setup, a replayed trace."""
+    spec = compile_text("""
+game d "D"
+players 2..2 cite "Players" "two"
+var x: 2..5
+var y: -5..-2
+var t: int
+init cite "Setup" "start" { t := 0 }
+/// Count a move.
+action tick(p: Player) by p cite "Play" "tick" when t < 3 { t := t + 1 }
+/// Where they start.
+invariant starts cite "Setup" "start" : x == 2 and y == -2
+/// Not where they start.
+invariant elsewhere cite "Setup" "start" : x == 3 or y == -5
+""")
+    r = {x.property: x for x in Verifier(spec, 2, 3, 20, 10).run()}
+    assert r["starts"].status == "proved", r["starts"].message
+    assert r["elsewhere"].status == "violated", r["elsewhere"].message
+    assert r["elsewhere"].depth == 0

@@ -41,6 +41,16 @@ class IntT(Type):
     def __str__(self):
         return "int" if not self.finite else f"{self.lo}..{self.hi}"
 
+    @property
+    def default(self) -> int:
+        """The value an integer of this type starts at where the spec gives none (the interpreter
+        and the prover alike): 0, or the end of its range nearest 0."""
+        if self.lo is not None and self.lo > 0:
+            return self.lo
+        if self.hi is not None and self.hi < 0:
+            return self.hi
+        return 0
+
 
 @dataclass(frozen=True)
 class StrT(Type):

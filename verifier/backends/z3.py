@@ -603,11 +603,7 @@ class Encoder:
         if isinstance(t, BoolT):
             return False
         if isinstance(t, IntT):
-            if t.lo is not None and t.lo > 0:
-                return t.lo
-            if t.hi is not None and t.hi < 0:
-                return t.hi
-            return 0
+            return t.default
         if isinstance(t, (EnumT, PlayerT, RecordT)):
             return 0
         if isinstance(t, OptT):
