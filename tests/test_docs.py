@@ -189,6 +189,28 @@ def test_regenerates_its_own_folder_but_keeps_foreign_files_safe(tmp_path):
     assert r.code == 2 and "mine.txt" in r.err and (out / "little_tricks" / "mine.txt").read_text() == "mine"
 
 
+def test_a_link_or_a_folder_of_the_user_s_in_the_folder_stops_the_run_before_anything_is_written(tmp_path):
+    # a link to a folder named as a game's would be written through (the user's page replaced), and
+    # an empty folder of the user's was deleted when the pages from before were cleared
+    r, out = _gen(tmp_path, games="2")
+    assert r.code == 0
+    away = tmp_path / "away" / "en"
+    away.mkdir(parents=True)
+    (away / "index.md").write_text("precious")
+    marker = (out / MARKER).read_text()
+    (out / "other").symlink_to(away.parent)
+    r, out = _gen(tmp_path, games="2")
+    assert r.code == 2 and "error[E008]" in r.err and "other/" in r.err, r.err
+    assert (away / "index.md").read_text() == "precious" and (out / MARKER).read_text() == marker
+    (out / "other").unlink()
+    (out / "mine").mkdir()
+    r, out = _gen(tmp_path, games="2")
+    assert r.code == 2 and "mine/" in r.err and (out / "mine").is_dir(), r.err
+    (out / "mine").rmdir()
+    r, out = _gen(tmp_path, games="2")
+    assert r.code == 0 and (out / "little_tricks" / "en" / "index.md").is_file(), r.err
+
+
 def test_a_marker_listing_files_outside_the_folder_deletes_nothing(tmp_path):
     # the marker file is trusted only for paths inside --out: it could list ../x or /abs/x (edited,
     # or copied from elsewhere), or a path through a link that leads out of the folder

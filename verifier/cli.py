@@ -285,7 +285,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "player count, the rulebook gaps, and statistics of simulated games with plots. "
                                    "Property statuses come from --results files; without one they come from the "
                                    "simulations (tested or violated, never proved). Refuses to write into a "
-                                   "folder that holds files it did not write.")
+                                   "folder that holds files it did not write (a folder of the user's, an empty "
+                                   "one or a link too).")
     d.add_argument("specs", nargs="*", metavar="SPEC",
                    help=".rules files or folders (default: every .rules file under examples/ and spec/)")
     d.add_argument("--out", required=True, type=_path, metavar="DIR",

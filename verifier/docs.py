@@ -67,14 +67,21 @@ def check_out(out: str) -> list[str]:
             if os.path.isabs(rel) or ".." in rel.replace("\\", "/").split("/") or \
                     os.path.commonpath([root, path]) != root or path == root:
                 raise damaged
+        # a folder is rulespec's where it holds a page rulespec wrote; any other folder (an empty
+        # one among them) is the user's, and so is a link, to a folder too (os.walk does not enter it)
+        ours = _folders_of(listed)
         foreign = []
-        for top, _dirs, files in os.walk(out):
+        for top, dirs, files in os.walk(out):
+            for name in dirs:
+                rel = os.path.relpath(os.path.join(top, name), out).replace(os.sep, "/")
+                if os.path.islink(os.path.join(top, name)) or rel not in ours:
+                    foreign.append(rel + "/")
             for name in files:
                 rel = os.path.relpath(os.path.join(top, name), out).replace(os.sep, "/")
                 if rel != MARKER and rel not in listed:
                     foreign.append(rel)
         if foreign:
-            raise UserError(error("E008", f"'{out}' holds files that rulespec docs did not write: "
+            raise UserError(error("E008", f"'{out}' holds what rulespec docs did not write: "
                                   + ", ".join(sorted(foreign)[:5]) + (" ..." if len(foreign) > 5 else ""),
                                   hint="move them away, or give another folder"))
     can_create_folder(out, "--out")
@@ -88,8 +95,10 @@ def clear_out(out: str, listed: list[str]) -> None:
         path = os.path.join(out, rel)
         if os.path.isfile(path) or os.path.islink(path):
             os.remove(path)
+    ours = _folders_of(listed)  # (check_out found no other folder there; only these are removed)
     for top, _dirs, _files in os.walk(out, topdown=False):
-        if top != out and not os.listdir(top):
+        rel = os.path.relpath(top, out).replace(os.sep, "/")
+        if top != out and rel in ours and not os.path.islink(top) and not os.listdir(top):
             os.rmdir(top)
     try:
         os.makedirs(out, exist_ok=True)
@@ -98,6 +107,16 @@ def clear_out(out: str, listed: list[str]) -> None:
     except OSError as exc:
         raise UserError(error("E008", f"cannot write to '{out}': {exc.strerror or exc}",
                               hint="choose a folder you can write to")) from None
+
+
+def _folders_of(listed: list[str]) -> set[str]:
+    """The folders (relative to the output folder) that hold the listed files, at any depth."""
+    out: set[str] = set()
+    for rel in listed:
+        parts = rel.split("/")[:-1]
+        for k in range(1, len(parts) + 1):
+            out.add("/".join(parts[:k]))
+    return out
 
 
 def prepare_out(out: str) -> None:
@@ -114,6 +133,10 @@ class Writer:
 
     def write(self, rel: str, text: str) -> None:
         path = os.path.join(self.out, rel)
+        root = os.path.realpath(self.out)
+        if os.path.commonpath([root, os.path.realpath(path)]) != root:  # (a link put there since check_out)
+            raise UserError(error("E008", f"cannot write '{path}': it leads out of '{self.out}' through a link",
+                                  hint="remove the link, or give another folder"))
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "w", encoding="utf-8") as f:
