@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -419,16 +420,70 @@ def test_output_names_that_cannot_be_files_are_refused_before_the_work(tmp_path)
     assert list(tmp_path.iterdir()) == []
 
 
-def test_diff_prints_its_report_before_the_page_that_then_fails(tmp_path, monkeypatch):
-    # the page was written first: a write that failed after the whole comparison lost the report too
-    from verifier import commands
-    from verifier.diagnostics import UserError, error
+def test_diff_keeps_its_page_elsewhere_where_a_file_of_the_user_s_was_made_while_it_ran(tmp_path, monkeypatch):
+    # the target was judged only before the comparison: a file the user made there while it ran
+    # was replaced. Now it is left as it is, the page kept in the temporary folder and told (E008,
+    # exit 2) with the report; --json's document says so (it said "ok": true, with no diagnostics)
+    from verifier import diff
 
-    def fail(path, text):
-        raise UserError(error("E008", f"cannot write '{path}': Permission denied"))
-    monkeypatch.setattr(commands, "_write_markdown", fail)
-    r = run_cli("diff", TRICKS, TRICKS, "--games", "1", "--timeout", "2", "--markdown", str(tmp_path / "r.md"))
-    assert r.code == 2 and "error[E008]" in r.err and "little_tricks" in r.out and r.out.strip(), r
+    page = tmp_path / "r.md"
+    compare = diff.compare
+
+    def meanwhile(*args, **kwargs):
+        report = compare(*args, **kwargs)
+        page.write_text("my notes\n")
+        return report
+    monkeypatch.setattr(diff, "compare", meanwhile)
+    r = run_cli("diff", TRICKS, TRICKS, "--games", "1", "--timeout", "2", "--markdown", str(page))
+    assert r.code == 2 and "was not written by rulespec diff" in r.err and "little_tricks" in r.out, r
+    assert page.read_text() == "my notes\n" and "written to" not in r.out
+    kept = re.search(r"kept in '([^']+)'", r.err).group(1)
+    assert open(kept).read().startswith("<!-- written by rulespec diff -->")
+    os.remove(kept)
+    page.unlink()
+    r = run_cli("diff", TRICKS, TRICKS, "--games", "1", "--timeout", "2", "--markdown", str(page), "--json")
+    doc = json.loads(r.out)
+    assert r.code == 2 and doc["ok"] is False and doc["diagnostics"][0]["code"] == "E008" and "differences" in doc, r
+    os.remove(re.search(r"kept in '([^']+)'", r.err).group(1))
+    assert page.read_text() == "my notes\n"
+    # a page that is ours again, or a new one: written, and the document's ok says whether the
+    # editions differ (diff's document had no ok)
+    page.unlink()
+    monkeypatch.setattr(diff, "compare", compare)
+    r = run_cli("diff", TRICKS, TRICKS, "--games", "1", "--timeout", "2", "--markdown", str(page), "--json")
+    assert r.code == 0 and json.loads(r.out)["ok"] is True and page.read_text().startswith("<!--"), r
+
+
+def test_simulate_s_document_says_a_trace_it_could_not_write(tmp_path, monkeypatch):
+    # a trace the folder refused after the games (removed meanwhile) is kept elsewhere, exit 2: the
+    # JSON document said "ok": true with no diagnostics; every finding has a trace_file (null
+    # without --save-traces, where simulate left the key out and fuzz gave null)
+    from verifier import commands
+
+    faulty = tmp_path / "faulty.rules"
+    faulty.write_text(FAULTY_CONST.replace("v: 0..1", "v: 1..1"))
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    write_new = commands.write_new
+
+    def gone(paths, text, flag):
+        if folder.exists():
+            folder.rmdir()
+        return write_new(paths, text, flag)
+    monkeypatch.setattr(commands, "write_new", gone)
+    r = run_cli("simulate", str(faulty), "--games", "2", "--save-traces", str(folder), "--json")
+    doc = json.loads(r.out)
+    assert r.code == 2 and doc["ok"] is False and doc["diagnostics"][0]["code"] == "E008", r
+    kept = doc["runs"][0]["findings"][0]["trace_file"]
+    assert kept in doc["diagnostics"][0]["message"] and os.path.exists(kept)
+    os.remove(kept)
+    r = run_cli("simulate", str(faulty), "--games", "2", "--json")
+    assert [f["trace_file"] for f in json.loads(r.out)["runs"][0]["findings"]] == [None], r
+
+
+def test_an_abbreviated_json_flag_gets_the_json_document_on_bad_input(tmp_path):
+    r = run_cli("simulate", str(tmp_path / "missing.rules"), "--j")
+    assert r.code == 2 and json.loads(r.out)["ok"] is False, r
 
 
 def test_a_file_the_system_refuses_is_bad_input_not_an_internal_error(tmp_path, monkeypatch):

@@ -187,6 +187,16 @@ def test_bad_input(tmp_path):
     assert r.code == 2 and "E001" in r.err
     r = run_cli("diff", EN, XX, "--markdown", str(tmp_path))
     assert r.code == 2 and "E008" in r.err
+    # a pipe (read for the page's first line, it waited for ever) and a link to nothing (its
+    # target was made, wherever it pointed): refused before the comparison
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    r = run_cli("diff", EN, XX, "--markdown", str(fifo))
+    assert r.code == 2 and "error[E008]" in r.err and "not a regular file" in r.err, r
+    dangling = tmp_path / "dangling.md"
+    dangling.symlink_to(tmp_path / "elsewhere.md")
+    r = run_cli("diff", EN, XX, "--markdown", str(dangling))
+    assert r.code == 2 and "link to nothing" in r.err and not (tmp_path / "elsewhere.md").exists(), r
 
 
 @pytest.mark.slow

@@ -379,7 +379,7 @@ def main_error(exc: UserError, argv) -> int:
     is about (`exc.path`, set where a SPEC given is refused) or null (the command line, the
     --rulebooks folder)."""
     words = sys.argv[1:] if argv is None else list(argv)
-    asked = any(len(w) > 3 and "--json".startswith(w) for w in words)  # (argparse takes --js too)
+    asked = any(len(w) > 2 and "--json".startswith(w) for w in words)  # (argparse takes --j too)
     if asked and not _emitted and words and words[0] == "check":
         try:
             emit_json({"ok": False, "files": [{"path": getattr(exc, "path", None), "ok": False, "rulebook": None,

@@ -6,6 +6,7 @@ import concurrent.futures
 import contextlib
 import os
 import sys
+from dataclasses import replace
 
 from .cli import EXIT_FOUND, EXIT_INPUT, EXIT_OK, emit_json, print_diagnostics
 from .diagnostics import UserError, error
@@ -177,10 +178,9 @@ def cmd_simulate(args) -> int:
             for fj, f in zip(d["findings"], rep.findings.values()):
                 t = traces[(rep.players, f.key)]
                 fj["trace"] = t.to_json()
-                if (rep.players, f.key) in saved:
-                    fj["trace_file"] = saved[(rep.players, f.key)]
+                fj["trace_file"] = saved.get((rep.players, f.key))
             docs.append(d)
-        emit_json({"ok": problems == 0, "runs": docs})
+        emit_json(_told({"ok": problems == 0, "runs": docs}, refused))
     else:
         for rep in reports:
             _print_sim(rep, traces, saved)
@@ -510,23 +510,27 @@ def cmd_diff(args) -> int:
             done[0] += 1
             bar(done[0])
         report = compare(a, b, counts, float(args.timeout), max(args.games, 0), tick)
-    def page():
-        if args.markdown:
-            _write_markdown(args.markdown, MARKDOWN_MARK + "\n" + render_markdown(report))
-    # the report first: a page that cannot be written after all (checked before the work) loses nothing;
-    # and the page is written when the report's reader went away (| head)
-    try:
-        if args.json:
-            emit_json(report.to_json())
-        else:
-            print(render_text(report))
-    except BrokenPipeError:
-        page()
-        raise
-    page()
-    if args.markdown and not args.json:
-        print(f"\nMarkdown report written to {args.markdown}")
+    # the page first, so that it is written where the report's reader went away (| head); one that
+    # cannot be written after all (checked before the work) is kept elsewhere, told with the report
+    problem = _write_markdown(args.markdown, MARKDOWN_MARK + "\n" + render_markdown(report)) if args.markdown else None
+    if args.json:
+        emit_json(_told({"ok": not report.found, **report.to_json()}, [problem] if problem else []))
+    else:
+        print(render_text(report))
+        if args.markdown and not problem:
+            print(f"\nMarkdown report written to {args.markdown}")
+    if problem:
+        raise UserError(problem)
     return EXIT_FOUND if report.found else EXIT_OK
+
+
+def _told(doc: dict, refused: list) -> dict:
+    """A command's JSON document, with what it could not write after its work (exit 2): `ok` false
+    and the diagnostics, as for any bad input."""
+    if refused:
+        doc["ok"] = False
+        doc["diagnostics"] = [d.to_json() for d in refused]
+    return doc
 
 
 def _check_markdown_target(path: str) -> None:
@@ -534,20 +538,36 @@ def _check_markdown_target(path: str) -> None:
     be there and writable: checked before the comparison, which can take minutes."""
     if os.path.isdir(path) or path.endswith(("/", os.sep)):
         raise UserError(error("E008", f"'{path}' is a folder", hint="--markdown takes a file name"))
-    if os.path.exists(path):
-        try:
-            with open(path, encoding="utf-8") as f:
-                first = f.readline().strip()
-        except (OSError, UnicodeDecodeError):
-            first = ""
-        if first != MARKDOWN_MARK:
-            raise UserError(error("E008", f"'{path}' exists and was not written by rulespec diff: not replacing it",
-                                  hint="choose a new file name, or remove the file yourself"))
+    foreign = _not_ours(path)
+    if foreign:
+        raise UserError(foreign)
     folder = _folder_of(path)
     if not os.access(folder, os.W_OK | os.X_OK):
         raise UserError(error("E008", f"cannot write '{path}': the folder '{folder}' is not writable",
                               hint="choose a folder you can write in"))
     _takes_files(folder, path)
+
+
+def _not_ours(path: str):
+    """An E008 diagnostic where path holds something rulespec diff did not write (a file without
+    its mark, a link to nothing, a pipe or a device: read for the mark, a pipe would wait for
+    ever); None where it is free or holds a page diff wrote (a link to one: the page is its target)."""
+    if os.path.islink(path) and not os.path.exists(path):
+        return error("E008", f"'{path}' is a link to nothing: not following it",
+                     hint="choose a new file name, or remove the link yourself")
+    if not os.path.exists(path):
+        return None
+    if not os.path.isfile(path):
+        return error("E008", f"'{path}' is not a regular file", hint="--markdown takes a file name")
+    try:
+        with open(path, encoding="utf-8") as f:
+            first = f.readline().strip()
+    except (OSError, UnicodeDecodeError):
+        first = ""
+    if first != MARKDOWN_MARK:
+        return error("E008", f"'{path}' exists and was not written by rulespec diff: not replacing it",
+                     hint="choose a new file name, or remove the file yourself")
+    return None
 
 
 def _takes_files(folder: str, path: str) -> None:
@@ -572,27 +592,49 @@ def _folder_of(path: str) -> str:
     return folder
 
 
-def _write_markdown(path: str, text: str) -> None:
+def _write_markdown(path: str, text: str):
     """Written whole or not at all (a temporary file renamed over it); a link is followed (its
-    target is the page); the page gets the permissions a new file gets, or the old page's."""
+    target is the page); the page gets the permissions a new file gets, or the old page's. The
+    target is judged again (_not_ours): a file of the user's made there while the comparison ran
+    is not replaced, and a new page is linked in only where the name is still free. Where it
+    cannot be written, the page is kept in the system's temporary folder: returns None, or the
+    E008 diagnostic saying where it went and why."""
     import tempfile
 
     target = os.path.realpath(path)
+    tmp = None
     try:
-        if os.path.exists(target):
-            mode = os.stat(target).st_mode & 0o7777
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        fd, tmp = tempfile.mkstemp(prefix=".rulespec-diff-", suffix=".md", dir=os.path.dirname(target))
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
+        problem = _not_ours(path)
+        if problem is None:
+            new = not os.path.exists(target)
+            if new:
+                umask = os.umask(0)
+                os.umask(umask)
+                mode = 0o666 & ~umask
+            else:
+                mode = os.stat(target).st_mode & 0o7777
+            fd, tmp = tempfile.mkstemp(prefix=".rulespec-diff-", suffix=".md", dir=os.path.dirname(target))
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.chmod(tmp, mode)
+            if new:
+                os.link(tmp, target)  # (fails where a file was made there since: not replaced)
+                os.remove(tmp)
+            else:
+                os.replace(tmp, target)
+            return None
+    except FileExistsError:
+        problem = error("E008", f"'{path}' was made while the comparison ran: not replacing it",
+                        hint="move the page where you want it")
     except OSError as exc:
-        raise UserError(error("E008", f"cannot write '{path}': {exc.strerror or exc}",
-                              hint="check the folder's permissions")) from None
+        problem = error("E008", f"cannot write '{path}': {exc.strerror or exc}", hint="check the folder's permissions")
+    if tmp is not None:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+    fd, kept = tempfile.mkstemp(prefix="rulespec-diff-", suffix=".md")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    return replace(problem, message=f"--markdown: {problem.message}; the page is kept in '{kept}' instead")
 
 # ---- fuzz --------------------------------------------------------------------------------
 
@@ -625,7 +667,7 @@ def cmd_fuzz(args) -> int:
                     dump_itf(f.trace.to_itf(f"{f.kind}: {f.key} (fuzz, shrunk)")), "--save-traces")
                 refused += [problem] if problem else []
     if args.json:
-        emit_json({"ok": all(r.ok for r in reports), "runs": [r.to_json() for r in reports]})
+        emit_json(_told({"ok": all(r.ok for r in reports), "runs": [r.to_json() for r in reports]}, refused))
     else:
         for rep in reports:
             print_report(rep)
