@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -260,3 +263,17 @@ def test_cli_user_errors_exit_2_with_a_diagnostic(tmp_path, monkeypatch, args, c
     assert r.code == 2, r
     assert f"error[{code}]" in r.err and text in r.err and "Traceback" not in r.err
     assert not (tmp_path / "x").exists()
+
+
+def test_fuzzing_leaves_nothing_in_the_folder_it_is_run_from(tmp_path):
+    # Hypothesis keeps caches (the constants of the source) in ./.hypothesis unless told otherwise:
+    # `rulespec fuzz` left that folder wherever it was run, with --no-db too (docs/cli.md)
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    env.pop("HYPOTHESIS_STORAGE_DIRECTORY", None)
+    here = tmp_path / "here"
+    here.mkdir()
+    for db in (["--no-db"], []):
+        r = subprocess.run([sys.executable, "-m", "verifier", "fuzz", str(TRICKS), "--players", "3", "--examples", "3", *db],
+                           cwd=here, env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True)
+        assert r.returncode == 0 and list(here.iterdir()) == [], (db, r.stderr, list(here.iterdir()))
+    assert (tmp_path / "cache" / "rulespec" / "hypothesis-storage").is_dir()

@@ -9,9 +9,11 @@ the next run tries them first.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import statistics
+import tempfile
 import time
 from dataclasses import dataclass, field
 
@@ -158,6 +160,31 @@ def run_seed_int(seed: str) -> int:
     return int.from_bytes(hashlib.sha256(f"rulespec-fuzz/{seed}".encode()).digest()[:8], "big")
 
 
+@contextlib.contextmanager
+def _own_storage(keep: bool):
+    """Hypothesis's storage folder (its caches, such as the constants it reads from the source;
+    ./.hypothesis unless set), so that fuzzing a spec leaves nothing in the folder it is run from:
+    beside the default example database (keep), else (--no-db) a temporary folder removed after
+    the run. The folder set before (pytest's, in a test session) is set again after."""
+    from hypothesis import configuration
+
+    before = getattr(configuration, "__hypothesis_home_directory", None)  # (Hypothesis has no getter)
+    with contextlib.ExitStack() as stack:
+        home = os.path.join(os.path.dirname(default_database()), "hypothesis-storage") if keep else None
+        try:
+            if home is not None:
+                os.makedirs(home, exist_ok=True)
+        except OSError:
+            home = None
+        if home is None:
+            home = stack.enter_context(tempfile.TemporaryDirectory(prefix="rulespec-hypothesis-"))
+        configuration.set_hypothesis_home_dir(home)
+        try:
+            yield
+        finally:
+            configuration.set_hypothesis_home_dir(before)
+
+
 def fuzz(spec: ir.Spec, players: int, examples: int, seed, database=None,
          max_steps: int = DEFAULT_MAX_STEPS, progress=None, by_action: bool = True,
          program: Program | None = None, shrink: bool = True) -> FuzzReport:
@@ -227,7 +254,8 @@ def fuzz(spec: ir.Spec, players: int, examples: int, seed, database=None,
     wrapped.hypothesis.inner_test._hypothesis_internal_add_digest = key.encode()
     t0 = time.perf_counter()
     try:
-        wrapped()
+        with _own_storage(keep=db is not None):
+            wrapped()
     except Failure:
         pass
     except BaseExceptionGroup as group:
