@@ -787,3 +787,26 @@ def test_control_characters_the_user_wrote_are_shown_not_sent_to_the_terminal(tm
     r = run_cli("play", TRICKS, "--players", "3", stdin="\x1b[31mX\n")
     assert r.code == 2 and "\x1b" not in r.err and "'\u241b[31mx' is not a move" in r.err, r
     assert "   1 | \u241b[31mX" in r.err
+
+
+def test_output_folders_are_judged_alike_before_the_work(tmp_path):
+    # docs found a folder that takes no files (Linux's /proc) only after its simulations; fuzz said
+    # "File exists" of a link to nothing; a file name under a file was "a folder that does not exist"
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "nowhere")
+    for flag in ("--db", "--save-traces"):
+        r = run_cli("fuzz", TRICKS, "--examples", "1", flag, str(dangling), *(["--no-db"] if flag != "--db" else []))
+        assert r.code == 2 and f"{flag}: '{dangling}' is a link to nothing" in r.err, r
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    r = run_cli("diff", TRICKS, TRICKS, "--markdown", str(afile / "x.md"))
+    assert r.code == 2 and "is a file, not a folder" in r.err, r
+    if os.path.isdir("/proc/self"):
+        from verifier import docs
+
+        def never(*_args, **_kwargs):
+            raise AssertionError("simulated before the folder was judged")
+        import unittest.mock
+        with unittest.mock.patch.object(docs, "compute", never):
+            r = run_cli("docs", TRICKS, "--out", "/proc/rulespec-x", "--games", "2")
+        assert r.code == 2 and "error[E008]: --out: cannot write in '/proc/rulespec-x'" in r.err, r

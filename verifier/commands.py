@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from .cli import EXIT_FOUND, EXIT_INPUT, EXIT_OK, emit_json, print_diagnostics
 from .diagnostics import UserError, error
-from .pipeline import can_create_folder, expand_paths, load, load_spec
+from .pipeline import expand_paths, load, load_spec, new_file_folder, usable_folder
 from .trace import moves_text, write_new
 
 
@@ -151,8 +151,6 @@ def cmd_simulate(args) -> int:
     spec, _warnings = load_spec(args.spec)
     counts = _check_players(spec, args.players)
     if args.save_traces:
-        from .fuzz import usable_folder
-        can_create_folder(args.save_traces, "--save-traces")
         usable_folder(args.save_traces, "--save-traces")  # (made now, and a file written and removed)
     reports = []
     for n in counts:
@@ -541,11 +539,7 @@ def _check_markdown_target(path: str) -> None:
     foreign = _not_ours(path)
     if foreign:
         raise UserError(foreign)
-    folder = _folder_of(path)
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise UserError(error("E008", f"cannot write '{path}': the folder '{folder}' is not writable",
-                              hint="choose a folder you can write in"))
-    _takes_files(folder, path)
+    new_file_folder(path)
 
 
 def _not_ours(path: str):
@@ -568,28 +562,6 @@ def _not_ours(path: str):
         return error("E008", f"'{path}' exists and was not written by rulespec diff: not replacing it",
                      hint="choose a new file name, or remove the file yourself")
     return None
-
-
-def _takes_files(folder: str, path: str) -> None:
-    """E008 before the work where the folder of `path` takes no file, whatever its permissions
-    say (Linux's /proc): a temporary file is made there and removed."""
-    import tempfile
-    try:
-        fd, probe = tempfile.mkstemp(prefix=".rulespec-", dir=folder)
-        os.close(fd)
-        os.remove(probe)
-    except OSError as exc:
-        raise UserError(error("E008", f"cannot write '{path}': {exc.strerror or exc}",
-                              hint="choose a folder you can write in")) from None
-
-
-def _folder_of(path: str) -> str:
-    """The folder a new file at path goes into (a link's target's): E008 where it does not exist."""
-    folder = os.path.dirname(os.path.realpath(path))
-    if not os.path.isdir(folder):
-        raise UserError(error("E008", f"cannot write '{path}': the folder '{folder}' does not exist",
-                              hint="create the folder first"))
-    return folder
 
 
 def _write_markdown(path: str, text: str):
@@ -639,7 +611,7 @@ def _write_markdown(path: str, text: str):
 # ---- fuzz --------------------------------------------------------------------------------
 
 def cmd_fuzz(args) -> int:
-    from .fuzz import MAX_STEPS, default_database, fuzz, print_report, usable_folder
+    from .fuzz import MAX_STEPS, default_database, fuzz, print_report
     from .progress import progress_bar
 
     spec, _warnings = load_spec(args.spec)
@@ -648,7 +620,8 @@ def cmd_fuzz(args) -> int:
         raise UserError(error("E006", f"--max-steps {args.max_steps} is more than {MAX_STEPS}",
                               hint="Hypothesis keeps 8 KB of choices per example: about two per move"))
     database = None if args.no_db else usable_folder(args.db or default_database(),
-                                                     "--db" if args.db else "the example database (--db)")
+                                                     "--db" if args.db else "the example database (--db)",
+                                                     "choose a folder you can write in, or --no-db")
     if args.save_traces:
         usable_folder(args.save_traces, "--save-traces")
     reports = []
@@ -703,11 +676,7 @@ def cmd_play(args) -> int:
         if args.save_trace.endswith(("/", os.sep)):
             raise UserError(error("E008", f"'{args.save_trace}' names a folder; --save-trace takes a file name",
                                   hint="e.g. game.itf.json"))
-        folder = _folder_of(args.save_trace)
-        if not os.access(folder, os.W_OK):
-            raise UserError(error("E008", f"cannot write '{args.save_trace}': the folder '{folder}' is not writable",
-                                  hint="choose a folder you can write in"))
-        _takes_files(folder, args.save_trace)
+        new_file_folder(args.save_trace)
     return play(spec, n, args.seed, sys.stdin, sys.stdout, args.save_trace)
 
 

@@ -40,25 +40,6 @@ def default_database() -> str:
     return os.path.join(cache, "rulespec", "hypothesis")
 
 
-def usable_folder(path: str, flag: str) -> str:
-    """The folder, created if missing, once a file can be written in it; else a diagnostic (exit 2)."""
-    from .diagnostics import UserError, error
-
-    if os.path.exists(path) and not os.path.isdir(path):
-        raise UserError(error("E008", f"{flag}: '{path}' exists and is not a folder", hint=f"{flag} takes a folder"))
-    try:
-        os.makedirs(path, exist_ok=True)
-        probe = os.path.join(path, f".rulespec-probe-{os.getpid()}")
-        with open(probe, "w") as f:
-            f.write("")
-        os.remove(probe)
-    except OSError as exc:
-        raise UserError(error("E008", f"{flag}: cannot write in '{path}': {exc.strerror}",
-                              hint="choose a folder you can write in" +
-                                   (", or --no-db" if "--db" in flag else ""))) from None
-    return path
-
-
 @dataclass
 class FuzzFailure:
     """One distinct failure, shrunk: its shortest play and how long the first one found was."""
@@ -348,4 +329,4 @@ def print_report(rep: FuzzReport, out=None) -> None:
         w(f"    => {f.message}")
 
 
-__all__ = ["print_report", "usable_folder", "MAX_STEPS", "FuzzFailure", "FuzzReport", "GapCount", "default_database", "fuzz", "run_seed_int", "DEFAULT_MAX_STEPS"]
+__all__ = ["print_report", "MAX_STEPS", "FuzzFailure", "FuzzReport", "GapCount", "default_database", "fuzz", "run_seed_int", "DEFAULT_MAX_STEPS"]

@@ -74,9 +74,10 @@ def _about(path: str, exc: UserError) -> UserError:
     return exc
 
 
-def can_create_folder(path: str, flag: str) -> None:
-    """A folder that is there, or can be made (its nearest existing parent a writable folder),
-    checked before the work whose results go there: else E008 (exit 2)."""
+def can_create_folder(path: str, flag: str, hint: str | None = None) -> None:
+    """A folder that is there, or can be made (its nearest existing parent a writable folder that
+    takes files), checked before the work whose results go there: else E008 (exit 2). Nothing is
+    made."""
     if os.path.islink(path) and not os.path.exists(path):
         raise UserError(error("E008", f"{flag}: '{path}' is a link to nothing", hint=f"{flag} takes a folder"))
     parent = os.path.abspath(path)
@@ -84,7 +85,53 @@ def can_create_folder(path: str, flag: str) -> None:
         parent = os.path.dirname(parent)
     if not os.path.isdir(parent):
         raise UserError(error("E008", f"{flag}: cannot write in '{path}': '{parent}' is a file, not a folder",
-                              hint=f"{flag} takes a folder (it is created if missing)"))
+                              hint=hint or f"{flag} takes a folder (it is created if missing)"))
     if not os.access(parent, os.W_OK):
         raise UserError(error("E008", f"{flag}: cannot write in '{path}': '{parent}' is not writable",
+                              hint=hint or "choose a folder you can write in"))
+    takes_files(parent, f"{flag}: cannot write in '{path}'", hint or "choose a folder you can write in")
+
+
+def usable_folder(path: str, flag: str, hint: str | None = None) -> str:
+    """The folder, made now if missing, once a file can be written in it (can_create_folder, then
+    a file made and removed there); else E008 (exit 2)."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise UserError(error("E008", f"{flag}: '{path}' exists and is not a folder", hint=f"{flag} takes a folder"))
+    can_create_folder(path, flag, hint)
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as exc:
+        raise UserError(error("E008", f"{flag}: cannot write in '{path}': {exc.strerror or exc}",
+                              hint=hint or "choose a folder you can write in")) from None
+    takes_files(path, f"{flag}: cannot write in '{path}'", hint or "choose a folder you can write in")
+    return path
+
+
+def takes_files(folder: str, what: str, hint: str = "choose a folder you can write in") -> None:
+    """E008 (what: its reason) before the work where the folder takes no file, whatever its
+    permissions say (Linux's /proc): a new temporary file is made there and removed (never one
+    of the user's names)."""
+    import tempfile
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".rulespec-", dir=folder)
+        os.close(fd)
+        os.remove(probe)
+    except OSError as exc:
+        raise UserError(error("E008", f"{what}: {exc.strerror or exc}", hint=hint)) from None
+
+
+def new_file_folder(path: str) -> str:
+    """The folder a new file at path goes into (a link's target's), checked before the work: it
+    is there, a folder, and takes files; else E008 (exit 2)."""
+    folder = os.path.dirname(os.path.realpath(path))
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise UserError(error("E008", f"cannot write '{path}': '{folder}' is a file, not a folder",
+                              hint="give a file name in a folder"))
+    if not os.path.isdir(folder):
+        raise UserError(error("E008", f"cannot write '{path}': the folder '{folder}' does not exist",
+                              hint="create the folder first"))
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UserError(error("E008", f"cannot write '{path}': the folder '{folder}' is not writable",
                               hint="choose a folder you can write in"))
+    takes_files(folder, f"cannot write '{path}'")
+    return folder
