@@ -810,3 +810,16 @@ def test_output_folders_are_judged_alike_before_the_work(tmp_path):
         with unittest.mock.patch.object(docs, "compute", never):
             r = run_cli("docs", TRICKS, "--out", "/proc/rulespec-x", "--games", "2")
         assert r.code == 2 and "error[E008]: --out: cannot write in '/proc/rulespec-x'" in r.err, r
+
+
+def test_a_spec_named_twice_is_read_once_and_every_broken_spec_is_told(tmp_path):
+    # `test` ran (and `docs` documented) a spec given twice twice; `test` stopped at the first broken
+    # spec, the others' errors untold
+    once = run_cli("test", TRICKS, "--json")
+    twice = run_cli("test", TRICKS, TRICKS, os.path.dirname(TRICKS), "--json")
+    assert twice.code == once.code and json.loads(twice.out) == json.loads(once.out), twice
+    a, b = tmp_path / "a.rules", tmp_path / "b.rules"
+    a.write_text("game g\nplayers 2..3 cite \"P\" \"x\"\nvar v: 0..3\ninit cite \"S\" \"s\" { v := hnad }\n")
+    b.write_bytes(b"caf\xe9\n")
+    r = run_cli("test", str(a), str(b))
+    assert r.code == 2 and f"{a}:4:" in r.err and f"{b}:1:4: error[E002]" in r.err, r

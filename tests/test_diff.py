@@ -816,3 +816,14 @@ def test_a_state_only_the_second_edition_reaches_is_played_too(tmp_path):
     code, doc = diff_json(a, b, "--games", "10", "--timeout", "5")
     d = next(d for d in doc["differences"] if d["rule"] == "b0")
     assert d["found_by"] == "play" and "ya = 0" in d["setup"] and "zb (B) = 0" in d["setup"], d["setup"]
+
+
+def test_editions_with_one_name_are_told_apart(tmp_path):
+    # two specs of the edition `en` read "2 only in en, 2 only in en", and `en | en` in the tables
+    b = tmp_path / "b.rules"
+    b.write_text(Path(EN).read_text(encoding="utf-8").replace("action take", "action grab"), encoding="utf-8")
+    r = run_cli("diff", EN, str(b), "--games", "0")
+    head = r.out.splitlines()[:2]
+    assert f"{EN} against {b}" in head[0] and f"only in {b}" in head[1] and f"only in {EN}" in head[1], r.out
+    r = run_cli("diff", EN, EN, "--games", "0")
+    assert f"{EN} (A) against {EN} (B)" in r.out.splitlines()[0], r.out

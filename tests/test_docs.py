@@ -253,9 +253,15 @@ def test_out_that_cannot_be_a_folder(tmp_path):
 
 def test_difference_report_is_included(tmp_path):
     diff = tmp_path / "de-vs-it.md"
-    diff.write_text("# de vs it\n\nThe **Italian** edition scores ties differently.\n")
+    diff.write_text("<!-- written by rulespec diff -->\n# de vs it\n\nThe **Italian** edition scores ties differently.\n")
     r, out = _gen(tmp_path, "--diff", str(diff), games="2")
     assert r.code == 0
+    # a file that is no page of `rulespec diff --markdown` (a spec, notes) is refused, where it
+    # was included in the site as it was
+    notes = tmp_path / "notes.md"
+    notes.write_text("hi\n")
+    r2, _out = _gen(tmp_path, "--diff", str(notes), games="2")
+    assert r2.code == 2 and f"{notes}:1:1: error[E009]" in r2.err and "not a difference report" in r2.err, r2
     page = (out / "differences.md").read_text()
     assert "## de\\-vs\\-it\\.md" in page and "### de vs it" in page and "The **Italian** edition" in page
 

@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from .cli import EXIT_FOUND, EXIT_INPUT, EXIT_OK, emit_json, print_diagnostics
 from .diagnostics import UserError, error
+from .markdown import DIFF_PAGE_MARK
 from .pipeline import expand_paths, load, load_spec, new_file_folder, usable_folder
 from .trace import moves_text, write_new
 
@@ -111,10 +112,17 @@ def cmd_test(args) -> int:
     from .scenarios import run_scenarios
 
     files = expand_paths(args.specs)
+    loaded, errors = [], []
+    for path in files:  # every spec's errors told, not only the first spec's (as check and docs do)
+        try:
+            loaded.append((path, load_spec(path)[0]))
+        except UserError as exc:
+            errors += exc.diagnostics
+    if errors:
+        raise UserError(errors)
     out = []
     failed = 0
-    for path in files:
-        spec, warnings = load_spec(path)
+    for path, spec in loaded:
         results = [r for r in run_scenarios(spec) if not args.k or args.k in r.scenario.name]
         failed += sum(not r.ok for r in results)
         out.append((path, spec, results))
@@ -475,9 +483,6 @@ def _workers(jobs: int):
 
 # ---- diff ----------------------------------------------------------------------------------
 
-MARKDOWN_MARK = "<!-- written by rulespec diff -->"
-
-
 def cmd_diff(args) -> int:
     from .diff import align, compare, render_markdown, render_text
     from .progress import progress_bar
@@ -510,7 +515,7 @@ def cmd_diff(args) -> int:
         report = compare(a, b, counts, float(args.timeout), max(args.games, 0), tick)
     # the page first, so that it is written where the report's reader went away (| head); one that
     # cannot be written after all (checked before the work) is kept elsewhere, told with the report
-    problem = _write_markdown(args.markdown, MARKDOWN_MARK + "\n" + render_markdown(report)) if args.markdown else None
+    problem = _write_markdown(args.markdown, DIFF_PAGE_MARK + "\n" + render_markdown(report)) if args.markdown else None
     if args.json:
         emit_json(_told({"ok": not report.found, **report.to_json()}, [problem] if problem else []))
     else:
@@ -558,7 +563,7 @@ def _not_ours(path: str):
             first = f.readline().strip()
     except (OSError, UnicodeDecodeError):
         first = ""
-    if first != MARKDOWN_MARK:
+    if first != DIFF_PAGE_MARK:
         return error("E008", f"'{path}' exists and was not written by rulespec diff: not replacing it",
                      hint="choose a new file name, or remove the file yourself")
     return None

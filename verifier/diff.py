@@ -449,9 +449,8 @@ class Comparison:
             return self._vacuous
         self._vacuous = None
         if self._ask(self.cons, AND(*self.invariants()))[0] == z3.unsat:
-            label = {"A": self.a.edition or "A", "B": self.b.edition or "B"}
-            if label["A"] == label["B"]:
-                label = {"A": "A", "B": "B"}
+            la, lb = sides(self.a, self.b, letters=True)
+            label = {"A": la, "B": lb}
             own = [side for side, spec in (("A", self.a), ("B", self.b))
                    if self._ask(self.cons, AND(*self._own_invariants(spec)))[0] == z3.unsat]
             whose = (f"{label[own[0]]}'s invariants alone are unsatisfiable" if len(own) == 1 else
@@ -819,7 +818,7 @@ def compare(a: ir.Spec, b: ir.Spec, players: list[int] | None = None, timeout: f
                     played.clear()
                     if isinstance(d, tuple):
                         side, inv = d
-                        label = (a.edition or "A") if side == 0 else (b.edition or "B")
+                        label = sides(a, b, letters=True)[side]
                         d = (f"the {kind} witnesses found break {label}'s invariant {inv} (states unreachable "
                              f"there), even after {Comparison.REFINE} refinements: not reported")
                     if isinstance(d, str):
@@ -1228,7 +1227,7 @@ class _Played:
             if not ok:  # a value that does not carry back: no later play
                 return []
             other[i] = value
-        ea, eb = a.edition or a.path, self.cmp.b.edition or self.cmp.b.path
+        ea, eb = sides(a, self.cmp.b)
         rng = random.Random(f"{self.seed}/later")
         for _play_no in range(self.LATER_PLAYS):
             g1, g2 = pa.at(post_a, P, self.seed), pa.at(other, P, self.seed)
@@ -1349,7 +1348,7 @@ def _setup_lines(cmp: Comparison, side_a: tuple, side_b: tuple, ordered: bool = 
         return f"{v.name}{mark} = {_cut(_show(program, v.type, value, ordered))}"
     out = [line(pa, v, value) for v, value in zip(a.state, Sa)
            if v.name in read_a or (v.name in read_b and v.name in cmp.shared)]
-    mark = f" ({b.edition or 'B'})"
+    mark = f" ({sides(a, b, letters=True)[1]})"
     out += [line(pb, v, value, mark) for v, value in zip(b.state, Sb) if v.name in read_b and v.name not in cmp.shared]
     return out
 
@@ -1419,9 +1418,22 @@ def _compare_properties(a: ir.Spec, b: ir.Spec, counts: list[int], games: int) -
 
 # ---- reports ----------------------------------------------------------------------------------------
 
+def sides(a: ir.Spec, b: ir.Spec, letters: bool = False) -> tuple[str, str]:
+    """How the report names the two editions: by their `edition`, else by their files (letters:
+    as A and B); where both names are the same (two specs of one edition, or one file given
+    twice), by their files (letters: as A and B), and then as A and B besides."""
+    la, lb = (a.edition or ("A" if letters else a.path)), (b.edition or ("B" if letters else b.path))
+    if la == lb:
+        la, lb = ("A", "B") if letters else (a.path, b.path)
+    if la == lb:
+        la, lb = f"{la} (A)", f"{lb} (B)"
+    return la, lb
+
+
 def render_text(r: DiffReport) -> str:
-    a, b = r.a.edition or r.a.path, r.b.edition or r.b.path
-    lines = [f"{r.a.game}: {a} ({r.a.path}) against {b} ({r.b.path}), {r.seconds:.1f} s"]
+    a, b = sides(r.a, r.b)
+    lines = [f"{r.a.game}: {a}{f' ({r.a.path})' * (r.a.path not in a)} against {b}{f' ({r.b.path})' * (r.b.path not in b)}, "
+             f"{r.seconds:.1f} s"]
     changed = [c for c in r.changes if c.kind != "same"]
     counts = {k: sum(1 for c in changed if c.kind == k) for k in ("added", "removed", "changed")}
     lines.append(f"  rules: {counts['changed']} changed, {counts['added']} only in {b}, {counts['removed']} only in {a}")
@@ -1477,7 +1489,7 @@ def render_markdown(r: DiffReport) -> str:
     """The report as a Markdown page for the rules reference (everything from the specs escaped)."""
     from .markdown import code, fence, md
 
-    a, b = r.a.edition or r.a.path, r.b.edition or r.b.path
+    a, b = sides(r.a, r.b)
     out = [f"# Differences: {md(a)} and {md(b)}", "",
            f"Editions of {code(r.a.game)} compared by `rulespec diff`. Every difference below was found by Z3 "
            "(or, where Z3 found none, by playing the rule from a state of a simulated game) and then played in "

@@ -868,12 +868,21 @@ def _folder_for(spec: ir.Spec, taken: set[str]) -> str:
 
 
 def read_diffs(paths: list[str]) -> list[tuple[str, str]]:
-    """The --diff files: (file name, Markdown text); a file that cannot be read is E001."""
+    """The --diff files: (file name, Markdown text); a file that cannot be read is E001, one that
+    is not a page `rulespec diff --markdown` wrote (by its first line) E009."""
+    from .markdown import DIFF_PAGE_MARK
     from .parse import read_text
 
-    return [(os.path.basename(path), read_text(path, "a difference report", 50_000_000,
-                                               "--diff takes a Markdown file written by `rulespec diff --markdown`").text)
-            for path in paths]
+    hint = "--diff takes a Markdown file written by `rulespec diff --markdown`"
+    out = []
+    for path in paths:
+        source = read_text(path, "a difference report", 50_000_000, hint)
+        first = source.text.lstrip("\ufeff").split("\n", 1)[0]
+        if first.strip() != DIFF_PAGE_MARK:
+            raise UserError(error("E009", f"'{path}' is not a difference report: its first line is not "
+                                  f"`{DIFF_PAGE_MARK}`", Span(path, 1, 1, 1, max(2, len(first) + 1)), hint=hint))
+        out.append((os.path.basename(path), source.text))
+    return out
 
 
 def write_reference(out: str, specs: list[ir.Spec], results: ResultsIndex, diffs: list[tuple[str, str]],

@@ -72,3 +72,8 @@ def table(header: list[str], rows: list[list[str]]) -> str:
 def anchor(text: str) -> str:
     """An id for a heading or an element: lower case letters, digits and hyphens."""
     return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-") or "x"
+
+
+# the first line of a page `rulespec diff --markdown` writes: by it diff knows a page it may
+# replace, and `rulespec docs --diff` a page it may include
+DIFF_PAGE_MARK = "<!-- written by rulespec diff -->"

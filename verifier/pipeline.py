@@ -47,7 +47,8 @@ def load_spec(path: str) -> tuple[ir.Spec, list[Diagnostic]]:
 
 
 def expand_paths(paths: list[str], default_dir: str | None = None) -> list[str]:
-    """Spec files from the command line: files as given, directories searched for .rules files."""
+    """Spec files from the command line: files as given, directories searched for .rules files;
+    each file once (the first time it is named)."""
     if not paths:
         if default_dir is None or not os.path.isdir(default_dir):
             raise UserError(error("E006", "no spec given", hint="pass one or more .rules files"))
@@ -64,7 +65,9 @@ def expand_paths(paths: list[str], default_dir: str | None = None) -> list[str]:
             out.extend(found)
         else:
             out.append(p)
-    return out
+    # a spec named twice (given twice, or found again through a folder or a link) is read once
+    seen: set = set()
+    return [f for f in out if not (os.path.realpath(f) in seen or seen.add(os.path.realpath(f)))]
 
 
 def _about(path: str, exc: UserError) -> UserError:
