@@ -294,7 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--results", action="append", default=[], metavar="FILE",
                    help="verify results in the JSON format of `rulespec verify --json`, for the property statuses (repeatable)")
     d.add_argument("--diff", action="append", default=[], metavar="FILE",
-                   help="a difference report in Markdown, included as the edition differences page (repeatable)")
+                   help="a difference report, the page `rulespec diff --markdown` writes, included in the edition differences page (repeatable)")
     d.add_argument("--games", type=_positive, default=100, metavar="K",
                    help="simulated games per player count, for the statistics and statuses (default 100)")
     d.add_argument("--seed", type=_seed, default="0", metavar="S", help="seed for the simulations (any text; default 0)")
