@@ -1091,7 +1091,9 @@ def explore(program: Program, goals: list[Goal], seed: str, budget: int, pool: i
         try:
             g.step(move, check=False)
         except (Gap, Fault) as exc:
-            raised = exc
+            # without its traceback: kept with it, the exception, its frame and every frame the
+            # frame came from (with their Z3 terms) would be freed only by the garbage collector
+            raised = exc.with_traceback(None)
         else:
             if keep:
                 return None
