@@ -3132,3 +3132,35 @@ def test_the_directed_search_leaves_no_frames_for_the_garbage_collector():
         gc.set_debug(0)
         gc.garbage.clear()
     assert v.exploration() is not None and frames == 0, frames
+
+
+def test_an_invariant_k_induction_left_bounded_is_tried_again_once_a_later_one_is_proved():
+    # z follows y, which follows x (at most 2): `z <= 2` is 2-inductive only with `y <= 2`, which
+    # comes after it and was proved by 2-induction after z's try: z was left bounded (a
+    # differential fuzz). With the depth 1, the bounded search alone proves neither
+    spec = compile_text("""
+game ki "K"
+players 1..1 cite "P" "p"
+var x: 0..5
+var y: 0..5
+var z: 0..5
+init cite "I" "i" { x := 0 }
+/// a
+action shift() cite "A" "a" when true { z := y
+  y := x
+  x := least(x + 1, 2) }
+/// b
+action reset() cite "A" "a" when z == 2 { x := 0
+  y := 0
+  z := 0 }
+end e cite "E" "e": false
+/// i
+invariant iz cite "I" "i": z <= 2
+/// i
+invariant iy cite "I" "i" lemma: y <= 2
+""")
+    results = Verifier(spec, 1, 1, 20, 10, 2000).run()
+    r = {x.property: x for x in results}
+    assert r["iy"].status == "proved" and "2-induction" in r["iy"].message, r["iy"].message
+    assert r["iz"].status == "proved" and "2-induction" in r["iz"].message, r["iz"].message
+    assert [x.property for x in results if x.kind == "invariant"][:2] == ["iz", "iy"]

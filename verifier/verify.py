@@ -222,6 +222,7 @@ class Verifier:
         self._preprocessed = 0         # > 0: check() asks of a solver that simplifies first (PREPROCESS)
         self._k_chain = None           # k_chain(): k-induction's runs, once asked for
         self._k_assumed: list[set] = []  # per state of that chain: the proved invariants asserted there
+        self._k_left: dict = {}  # search_violation(): name -> (p, why, cti, what was assumed) left bounded
         self._unproved: set[str] = set()
         self._gaps_unreachable: dict[tuple, bool] = {}  # an undecided point's ids -> gap_unreachable's answer
         self.timeout_ms = int(timeout * 1000)
@@ -1227,7 +1228,8 @@ class Verifier:
             else:
                 why = broken.get(p.name, "expected to fail")
                 self.budget(self.search_violation, p, why)  # a limit of its own, past the induction's
-        return self.assumed  # with what k-induction proved (search_violation)
+        self.k_again()
+        return self.assumed  # with what k-induction proved (search_violation, k_again)
 
     def encodable(self, candidates: set, unknown: dict, state: dict, where: str) -> None:
         """Encode each candidate in the state (kept for later: holds caches it), in the order the
@@ -1751,14 +1753,44 @@ class Verifier:
             # they assume what induction proved (a game that breaks it takes them all down with it:
             # cross_check_simulation)
             self.assumed = self.assumed | {p.name}
-            self.add(p, "proved", t0, f"proved by {k}-induction: {why}" + (f" ({cti})" if cti else "") +
-                     f", but no {k} moves in a row through states where it holds (and the invariants proved before it) "
-                     f"lead to one where it does not, "
-                     f"and it holds in every state within {moves_text(self.depth)} of the start")
+            self.add(p, "proved", t0, self.k_proved(k, why, cti))
             return
         msg = f"{why}" + (f": {cti}" if cti else "") + f"; no violation within {moves_text(self.depth)}" + \
             self.games_note() + not_k
         self.add(p, "bounded", t0, msg, depth=self.depth)
+        if not p.expect_violated and not_k:
+            self._k_left[p.name] = (p, why, cti, frozenset(self.assumed))
+
+    def k_proved(self, k: int, why: str, cti: str) -> str:
+        return (f"proved by {k}-induction: {why}" + (f" ({cti})" if cti else "") +
+                f", but no {k} moves in a row through states where it holds (and the invariants proved before it) "
+                f"lead to one where it does not, and it holds in every state within {moves_text(self.depth)} of the start")
+
+    def k_again(self) -> None:
+        """k-induction once more for each invariant it left bounded, where invariants were proved
+        after it was tried (by k-induction, in the spec's order): the runs now assume them too, as
+        they would have if those had come first. Again while that proves more. (A differential fuzz
+        found `z <= 2` left bounded where the lemma `y <= 2`, tried after it, was proved.)"""
+        while True:
+            proved = False
+            for name, (p, why, cti, assumed) in list(self._k_left.items()):
+                if assumed == self.assumed:
+                    continue
+                t0 = time.perf_counter()
+                k, _not_k = self.budget(self.k_induction, p, self.depth)
+                self._k_left[name] = (p, why, cti, frozenset(self.assumed))
+                if k is None:
+                    continue
+                del self._k_left[name]
+                i = next(i for i, r in enumerate(self.results) if r.property == name and r.kind == p.kind)
+                before = self.results[i].seconds
+                self.assumed = self.assumed | {name}
+                self.add(p, "proved", t0, self.k_proved(k, why, cti))
+                self.results[i] = self.results.pop()
+                self.results[i].seconds += before
+                proved = True
+            if not proved:
+                return
 
     K_INDUCTION = 4  # k-induction tries k = 2 up to this many moves (and up to one more than the depth searched)
 
