@@ -573,7 +573,7 @@ def _write_markdown(path: str, text: str):
     """Written whole or not at all (a temporary file renamed over it); a link is followed (its
     target is the page); the page gets the permissions a new file gets, or the old page's. The
     target is judged again (_not_ours): a file of the user's made there while the comparison ran
-    is not replaced, and a new page is linked in only where the name is still free. Where it
+    is not replaced, and a new page takes its name only where it is still free. Where it
     cannot be written, the page is kept in the system's temporary folder: returns None, or the
     E008 diagnostic saying where it went and why."""
     import tempfile
@@ -594,11 +594,9 @@ def _write_markdown(path: str, text: str):
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(text)
             os.chmod(tmp, mode)
-            if new:
-                os.link(tmp, target)  # (fails where a file was made there since: not replaced)
-                os.remove(tmp)
-            else:
-                os.replace(tmp, target)
+            if new:  # the name taken first (fails where a file was made there since: not replaced)
+                os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode))
+            os.replace(tmp, target)
             return None
     except FileExistsError:
         problem = error("E008", f"'{path}' was made while the comparison ran: not replacing it",
