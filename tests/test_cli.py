@@ -823,3 +823,11 @@ def test_a_spec_named_twice_is_read_once_and_every_broken_spec_is_told(tmp_path)
     b.write_bytes(b"caf\xe9\n")
     r = run_cli("test", str(a), str(b))
     assert r.code == 2 and f"{a}:4:" in r.err and f"{b}:1:4: error[E002]" in r.err, r
+
+
+def test_verify_tells_every_broken_spec(tmp_path):
+    a, b = tmp_path / "a.rules", tmp_path / "b.rules"
+    a.write_text("game g\nplayers 2..3 cite \"P\" \"x\"\nvar v: 0..3\ninit cite \"S\" \"s\" { v := hnad }\n")
+    b.write_bytes(b"caf\xe9\n")
+    r = run_cli("verify", str(a), str(b), "--jobs", "1")
+    assert r.code == 2 and f"{a}:4:" in r.err and f"{b}:1:4: error[E002]" in r.err, r

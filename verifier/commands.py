@@ -11,7 +11,7 @@ from dataclasses import replace
 from .cli import EXIT_FOUND, EXIT_INPUT, EXIT_OK, emit_json, print_diagnostics
 from .diagnostics import UserError, error
 from .markdown import DIFF_PAGE_MARK
-from .pipeline import expand_paths, load, load_spec, new_file_folder, usable_folder
+from .pipeline import expand_paths, load, load_spec, load_specs, new_file_folder, usable_folder
 from .trace import moves_text, write_new
 
 
@@ -111,15 +111,7 @@ def _each_spec(specs: list[str]):
 def cmd_test(args) -> int:
     from .scenarios import run_scenarios
 
-    files = expand_paths(args.specs)
-    loaded, errors = [], []
-    for path in files:  # every spec's errors told, not only the first spec's (as check and docs do)
-        try:
-            loaded.append((path, load_spec(path)[0]))
-        except UserError as exc:
-            errors += exc.diagnostics
-    if errors:
-        raise UserError(errors)
+    loaded = load_specs(expand_paths(args.specs))  # every spec's errors told, as check and docs do
     out = []
     failed = 0
     for path, spec in loaded:
@@ -338,8 +330,7 @@ def cmd_verify(args) -> int:
     started = time.perf_counter()
     files = expand_paths(args.specs, default_dir="spec")
     loaded = []
-    for path in files:
-        spec, _warnings = load_spec(path)  # bad input is reported here, before any work starts
+    for path, spec in load_specs(files):  # bad input is reported here (every spec's), before any work starts
         counts = _check_players(spec, args.players) if args.players else \
             list(range(spec.min_players, spec.max_players + 1))
         loaded.append((path, spec, counts))

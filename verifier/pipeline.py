@@ -46,6 +46,20 @@ def load_spec(path: str) -> tuple[ir.Spec, list[Diagnostic]]:
     return loaded.spec, loaded.diagnostics
 
 
+def load_specs(paths: list[str]) -> list[tuple[str, ir.Spec]]:
+    """(path, spec) of each file; where any has errors, UserError with every file's errors (each
+    told, not only the first file's), before any work starts."""
+    loaded, errors = [], []
+    for path in paths:
+        try:
+            loaded.append((path, load_spec(path)[0]))
+        except UserError as exc:
+            errors += exc.diagnostics
+    if errors:
+        raise UserError(errors)
+    return loaded
+
+
 def expand_paths(paths: list[str], default_dir: str | None = None) -> list[str]:
     """Spec files from the command line: files as given, directories searched for .rules files;
     each file once (the first time it is named)."""
