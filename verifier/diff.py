@@ -27,7 +27,7 @@ from .backends.interpreter import ParamError, Program
 from .backends.runtime import Fault, Gap
 from .backends.runtime import copy as copy_value
 from .backends.z3 import (AND, EQ, IMPLIES, ITE, NOT, OR, BagV, Ctx, Encoder, MapV, OptV, PileV, SeqPileV, SeqV, SetV,
-                          Unsupported, _consts, _lt, _model_bool, concrete)
+                          Unsupported, _consts, _lt, concrete)
 from .trace import describe_changes, diff_value
 from .verify import NO_RUNTIME_ERRORS, _walk
 from .types import (BagT, BoolT, Domains, EnumT, IntT, MapT, OptT, OrderT, PileT, PlayerT, RecordT, SetT, TupleT, Type,
