@@ -98,7 +98,7 @@ def clear_out(out: str, listed: list[str]) -> None:
     ours = _folders_of(listed)  # (check_out found no other folder there; only these are removed)
     for top, _dirs, _files in os.walk(out, topdown=False):
         rel = os.path.relpath(top, out).replace(os.sep, "/")
-        if top != out and rel in ours and not os.path.islink(top) and not os.listdir(top):
+        if top != out and rel in ours and not os.listdir(top):
             os.rmdir(top)
     try:
         os.makedirs(out, exist_ok=True)
@@ -129,12 +129,12 @@ class Writer:
 
     def __init__(self, out: str):
         self.out = out
+        self.root = os.path.realpath(out)
         self.files: list[str] = []
 
     def write(self, rel: str, text: str) -> None:
         path = os.path.join(self.out, rel)
-        root = os.path.realpath(self.out)
-        if os.path.commonpath([root, os.path.realpath(path)]) != root:  # (a link put there since check_out)
+        if os.path.commonpath([self.root, os.path.realpath(path)]) != self.root:  # (a link put there since check_out)
             raise UserError(error("E008", f"cannot write '{path}': it leads out of '{self.out}' through a link",
                                   hint="remove the link, or give another folder"))
         try:

@@ -114,9 +114,11 @@ def usable_folder(path: str, flag: str, hint: str | None = None) -> str:
     a file made and removed there); else E008 (exit 2)."""
     if os.path.exists(path) and not os.path.isdir(path):
         raise UserError(error("E008", f"{flag}: '{path}' exists and is not a folder", hint=f"{flag} takes a folder"))
-    can_create_folder(path, flag, hint)
+    can_create_folder(path, flag, hint)  # (a folder that is there already: tried there)
+    if os.path.isdir(path):
+        return path
     try:
-        os.makedirs(path, exist_ok=True)
+        os.makedirs(path)
     except OSError as exc:
         raise UserError(error("E008", f"{flag}: cannot write in '{path}': {exc.strerror or exc}",
                               hint=hint or "choose a folder you can write in")) from None

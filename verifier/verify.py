@@ -289,7 +289,6 @@ class Verifier:
             self.post_totals = {}
         self._memos: dict = {}   # id(state) -> (state, the definitions' values there: Encoder.evaluate)
         self._hard_alone: set[str] = set()  # preserved(): invariants a brief question alone did not settle
-        self._pinned_kept: list = []  # viable(): every search's _Pinned questions, kept to the end of the run
         self._unsettled_at_once: set[str] = set()  # preserved(): actions its question of all at once did not settle
         self._allowed: tuple | None = None  # allowed(): (the invariants assumed, its solver, questions asked)
         self._ranking_pre: dict = {}  # ranking_broken(): a ranking's name -> its pre-state parts
@@ -1633,10 +1632,6 @@ class Verifier:
         goals = {p.name: (p, False) for p in self.spec.properties if p.kind == "reachable"}
         goals.update({f"violation:{p.name}": (p, True) for p in self.invariants if p.name in self._unproved})
         asked: dict = {}  # goal key -> _Pinned
-        # kept for the whole run: freed with a search's closures, their terms would be freed when the
-        # garbage collector gets to them, and the ids of the terms made after would depend on when
-        # (_collector_off)
-        self._pinned_kept.append(asked)
 
         def viable(key: str, S: list, P: list) -> bool:
             if key not in goals or not (fixed or params):
